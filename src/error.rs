@@ -1,0 +1,110 @@
+//! One error enum for everything that ends a request with a 4xx/5xx, and the one
+//! mapping to an HTTP status, a stable code and a public message. Internal detail
+//! (D1 messages, JS exceptions) is logged by the glue and never reaches the client.
+
+use std::fmt;
+
+/// Why a request could not be served. Refusals and blocks are not errors: they
+/// are `200` answers with `status: refused | blocked`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApiError {
+    /// Malformed body or fields; the message says which and why.
+    BadRequest(String),
+    /// Content type other than `application/json`.
+    UnsupportedMediaType,
+    /// Body over the route's limit (bytes).
+    PayloadTooLarge { limit: usize },
+    /// The route exists but not for this method; the allowed method is named.
+    MethodNotAllowed { allow: &'static str },
+    /// No such route.
+    NotFound,
+    /// Admin route without the right bearer token.
+    Unauthorized,
+    /// A required secret or setting is missing or invalid (named, never its value).
+    Misconfigured(String),
+    /// A dependency (D1, ...) failed; the detail is for the log only.
+    Dependency(String),
+}
+
+impl ApiError {
+    /// HTTP status.
+    pub fn status(&self) -> u16 {
+        match self {
+            ApiError::BadRequest(_) => 400,
+            ApiError::Unauthorized => 401,
+            ApiError::NotFound => 404,
+            ApiError::MethodNotAllowed { .. } => 405,
+            ApiError::PayloadTooLarge { .. } => 413,
+            ApiError::UnsupportedMediaType => 415,
+            ApiError::Misconfigured(_) | ApiError::Dependency(_) => 503,
+        }
+    }
+
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::BadRequest(_) => "bad_request",
+            ApiError::Unauthorized => "unauthorized",
+            ApiError::NotFound => "not_found",
+            ApiError::MethodNotAllowed { .. } => "method_not_allowed",
+            ApiError::PayloadTooLarge { .. } => "payload_too_large",
+            ApiError::UnsupportedMediaType => "unsupported_media_type",
+            ApiError::Misconfigured(_) => "misconfigured",
+            ApiError::Dependency(_) => "unavailable",
+        }
+    }
+
+    /// The message shown to the client.
+    pub fn public_message(&self) -> String {
+        match self {
+            ApiError::BadRequest(why) => why.clone(),
+            ApiError::Unauthorized => "a valid admin bearer token is required".into(),
+            ApiError::NotFound => "no such route".into(),
+            ApiError::MethodNotAllowed { allow } => format!("use {allow} for this route"),
+            ApiError::PayloadTooLarge { limit } => format!("the body is larger than {limit} bytes"),
+            ApiError::UnsupportedMediaType => "send the body as application/json".into(),
+            ApiError::Misconfigured(what) => format!("the worker is misconfigured: {what}"),
+            ApiError::Dependency(_) => "a dependency is unavailable; try again later".into(),
+        }
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ApiError::Dependency(detail) => write!(f, "{}: {detail}", self.code()),
+            other => write!(f, "{}: {}", other.code(), other.public_message()),
+        }
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Dependency detail is logged (Display) but never public.
+    #[test]
+    fn dependency_detail_stays_private() {
+        let err = ApiError::Dependency("D1_ERROR: no such table: passages".into());
+        assert_eq!(err.status(), 503);
+        assert!(!err.public_message().contains("passages"));
+        assert!(err.to_string().contains("no such table"));
+    }
+
+    #[test]
+    fn every_client_error_is_4xx() {
+        let errors = [
+            ApiError::BadRequest("x".into()),
+            ApiError::UnsupportedMediaType,
+            ApiError::PayloadTooLarge { limit: 1 },
+            ApiError::MethodNotAllowed { allow: "POST" },
+            ApiError::NotFound,
+            ApiError::Unauthorized,
+        ];
+        for err in errors {
+            assert!((400..500).contains(&err.status()), "{err}");
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! What makes a question specific, and whether the evidence covers it.
+//!
+//! A verbatim sentence from the corpus is always "supported"; it is still a
+//! fabricated answer when it does not answer the question asked. So every gate
+//! weighs the question's own terms: rare terms weigh most (they are what the
+//! question is about), and a term the corpus never mentions at all is decisive.
+
+use crate::retrieve::Hit;
+use crate::text;
+
+/// One term of the question with its weight.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FocusTerm {
+    pub term: String,
+    /// The word as the question wrote it, for messages.
+    pub word: String,
+    /// Passages containing the term.
+    pub doc_freq: u32,
+    /// Inverse document frequency: how much the term narrows the question.
+    pub weight: f64,
+}
+
+/// The question's terms, weighted by how specific they are in this corpus.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Focus {
+    pub terms: Vec<FocusTerm>,
+}
+
+impl Focus {
+    /// Weights each term by `ln(1 + N / (df + 0.5))`, N the passage count, so a
+    /// term in every passage weighs little and an unseen one the most.
+    pub fn new(terms: &[(String, String)], doc_freqs: &[u32], total_passages: u32) -> Focus {
+        let n = f64::from(total_passages.max(1));
+        let terms = terms
+            .iter()
+            .zip(doc_freqs)
+            .map(|((term, word), &df)| FocusTerm {
+                term: term.clone(),
+                word: word.clone(),
+                doc_freq: df,
+                weight: (1.0 + n / (f64::from(df) + 0.5)).ln(),
+            })
+            .collect();
+        Focus { terms }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    /// A salient term weighs at least the mean of the question's terms: it is part of
+    /// what the question is about, not a word most passages share.
+    pub fn is_salient(&self, term: &str) -> bool {
+        let mean = self.terms.iter().map(|t| t.weight).sum::<f64>() / self.terms.len().max(1) as f64;
+        // The epsilon keeps equal weights salient despite rounding in the mean.
+        self.terms.iter().any(|t| t.term == term && t.weight >= mean - 1e-9)
+    }
+
+    /// Words of the question no passage of the corpus contains.
+    pub fn unknown(&self) -> Vec<&str> {
+        self.terms.iter().filter(|t| t.doc_freq == 0).map(|t| t.word.as_str()).collect()
+    }
+
+    /// The weighted share of the question's terms found in `present` (0..=1).
+    pub fn coverage(&self, present: &[String]) -> f64 {
+        let total: f64 = self.terms.iter().map(|t| t.weight).sum();
+        if total == 0.0 {
+            return 0.0;
+        }
+        let covered: f64 = self.terms.iter().filter(|t| present.contains(&t.term)).map(|t| t.weight).sum();
+        covered / total
+    }
+
+    /// The question's words whose terms are missing from `present`, most specific first.
+    pub fn missing(&self, present: &[String]) -> Vec<&str> {
+        let mut missing: Vec<&FocusTerm> = self.terms.iter().filter(|t| !present.contains(&t.term)).collect();
+        missing.sort_by(|a, b| b.weight.total_cmp(&a.weight));
+        missing.into_iter().map(|t| t.word.as_str()).collect()
+    }
+}
+
+/// The evidence gate's decision.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Evidence {
+    /// Enough of the question is covered to compose an answer.
+    Sufficient { coverage: f64 },
+    /// Refuse before composing (or paying for) an answer; `why` is shown.
+    Insufficient { coverage: f64, why: String },
+}
+
+/// Judges whether the retrieved passages, together, cover the question.
+pub fn judge(focus: &Focus, hits: &[Hit], min_coverage: f64) -> Evidence {
+    if focus.is_empty() {
+        return Evidence::Insufficient { coverage: 0.0, why: "the question names nothing to look up".into() };
+    }
+    let unknown = focus.unknown();
+    if !unknown.is_empty() {
+        return Evidence::Insufficient {
+            coverage: 0.0,
+            why: format!("the corpus never mentions: {}", unknown.join(", ")),
+        };
+    }
+    if hits.is_empty() {
+        return Evidence::Insufficient { coverage: 0.0, why: "no passage matches the question".into() };
+    }
+    let present: Vec<String> = hits.iter().flat_map(|h| text::terms(&format!("{}\n{}", h.section, h.text))).collect();
+    let coverage = focus.coverage(&present);
+    if coverage < min_coverage {
+        return Evidence::Insufficient {
+            coverage,
+            why: format!(
+                "the passages cover {:.0}% of the question (need {:.0}%); missing: {}",
+                coverage * 100.0,
+                min_coverage * 100.0,
+                focus.missing(&present).join(", ")
+            ),
+        };
+    }
+    Evidence::Sufficient { coverage }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(id: &str, text: &str) -> Hit {
+        Hit {
+            id: id.into(),
+            doc: "d".into(),
+            section: "S".into(),
+            text: text.into(),
+            score: 1.0,
+            lexical_rank: Some(1),
+            vector_rank: None,
+        }
+    }
+
+    fn focus(question: &str, df: &[u32]) -> Focus {
+        Focus::new(&text::keyed_terms(question), df, 50)
+    }
+
+    #[test]
+    fn rare_terms_weigh_more() {
+        let f = focus("desk cost", &[3, 40]);
+        assert!(f.terms[0].weight > f.terms[1].weight);
+        assert!(f.coverage(&["desk".into()]) > 0.5);
+        assert_eq!(f.missing(&["cost".into()]), ["desk"]);
+    }
+
+    /// A term the corpus never mentions refuses, however well the rest matches.
+    #[test]
+    fn unknown_term_refuses() {
+        let verdict = judge(&focus("rooftop terrace cost", &[0, 0, 9]), &[hit("a", "It costs $5.")], 0.6);
+        let Evidence::Insufficient { why, .. } = verdict else { panic!("{verdict:?}") };
+        assert_eq!(why, "the corpus never mentions: rooftop, terrace");
+    }
+
+    /// The near miss: payments are covered, the fee is not.
+    #[test]
+    fn partial_coverage_refuses() {
+        let hits = [hit("refunds-02", "Payment is due on the 1st of each month.")];
+        let verdict = judge(&focus("late payment fee", &[2, 5, 3]), &hits, 0.6);
+        assert!(matches!(verdict, Evidence::Insufficient { coverage, .. } if coverage < 0.6), "{verdict:?}");
+    }
+
+    #[test]
+    fn covered_question_passes() {
+        let hits = [hit("pricing-03", "A Dedicated Desk costs $450 per month.")];
+        let verdict = judge(&focus("How much does a dedicated desk cost?", &[2, 2, 9]), &hits, 0.6);
+        assert_eq!(verdict, Evidence::Sufficient { coverage: 1.0 });
+    }
+
+    #[test]
+    fn empty_question_terms_and_no_hits_refuse() {
+        assert!(matches!(judge(&Focus::default(), &[], 0.6), Evidence::Insufficient { .. }));
+        assert!(matches!(judge(&focus("desk", &[2]), &[], 0.6), Evidence::Insufficient { .. }));
+    }
+}

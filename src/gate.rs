@@ -1,0 +1,81 @@
+//! The groundedness gate: answer only when the claims are supported AND the
+//! answer covers the question that was asked.
+
+use crate::config::Config;
+
+/// Why an answer was refused at the gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GateFailure {
+    /// Mean or weakest claim score under its threshold (or no claims at all).
+    BelowThreshold,
+    /// The claims are supported but do not answer this question: they miss its
+    /// terms, or the kind of fact it asks for.
+    OffQuestion,
+}
+
+/// The gate's numbers and decision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    pub mean: f64,
+    pub min: f64,
+    /// Share of the question's weight the answer covers.
+    pub coverage: f64,
+    pub failure: Option<GateFailure>,
+}
+
+impl Verdict {
+    pub fn passed(&self) -> bool {
+        self.failure.is_none()
+    }
+}
+
+/// Decides from the claim scores, the answer's coverage of the question and
+/// whether the answer states the kind of fact the question asks for.
+pub fn decide(scores: &[f64], coverage: f64, kind_met: bool, cfg: &Config) -> Verdict {
+    let (mean, min) = if scores.is_empty() {
+        (0.0, 0.0)
+    } else {
+        (scores.iter().sum::<f64>() / scores.len() as f64, scores.iter().copied().fold(f64::INFINITY, f64::min))
+    };
+    let failure = if scores.is_empty() || mean < cfg.gate_min_mean || min < cfg.gate_min_claim {
+        Some(GateFailure::BelowThreshold)
+    } else if coverage < cfg.answer_min_coverage || !kind_met {
+        Some(GateFailure::OffQuestion)
+    } else {
+        None
+    };
+    Verdict { mean, min, coverage, failure }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(scores: &[f64], coverage: f64) -> Option<GateFailure> {
+        decide(scores, coverage, true, &Config::default()).failure
+    }
+
+    /// Table over the default thresholds (mean 0.70, weakest 0.40, coverage 0.75).
+    #[test]
+    fn gate_table() {
+        use GateFailure::*;
+        let cases: &[(&[f64], f64, Option<GateFailure>)] = &[
+            (&[1.0], 1.0, None),
+            (&[0.7], 0.75, None),
+            (&[0.69], 1.0, Some(BelowThreshold)),
+            (&[1.0, 0.39], 1.0, Some(BelowThreshold)),
+            (&[1.0, 0.45], 1.0, None),
+            (&[], 1.0, Some(BelowThreshold)),
+            (&[1.0], 0.74, Some(OffQuestion)),
+        ];
+        for &(scores, coverage, expected) in cases {
+            assert_eq!(check(scores, coverage), expected, "{scores:?} {coverage}");
+        }
+    }
+
+    #[test]
+    fn supported_answer_of_the_wrong_kind_is_off_question() {
+        let verdict = decide(&[1.0], 1.0, false, &Config::default());
+        assert_eq!(verdict.failure, Some(GateFailure::OffQuestion));
+    }
+}

@@ -1,0 +1,48 @@
+//! groundgate: answers questions only from its corpus, and refuses, with the
+//! evidence shown, when the corpus does not support an answer.
+//!
+//! # Layout
+//!
+//! Pure core (no JS, no IO; tested natively with `cargo test`):
+//! - [`text`]: the one tokenizer (terms, sentences, quantities, negation) used by
+//!   indexing, retrieval, answering and scoring alike.
+//! - [`chunk`]: Markdown documents into passages with stable ids.
+//! - [`ingest`]: the diff between stored and incoming passages, and the corpus version.
+//! - [`request`]: the `/ask` request parsed at the edge into a typed question.
+//! - [`config`]: `[vars]` parsed into typed thresholds and limits.
+//! - [`retrieve`]: the full-text query and reciprocal-rank fusion.
+//! - [`evidence`]: the evidence gate (does what was retrieved cover *this* question?).
+//! - [`intent`]: the kind of fact a question asks for (an amount, a number).
+//! - [`answer`]: the local engine's extractive answerer (verbatim sentences).
+//! - [`support`]: deterministic entailment and sanity caps for each claim.
+//! - [`gate`]: the groundedness gate.
+//! - [`pipeline`]: the stages in order, over the [`pipeline::Corpus`] trait.
+//! - [`response`]: the wire types (`AskResponse`, stages, errors).
+//! - [`error`]: one error enum, one mapping to status + stable code.
+//! - [`auth`]: constant-time bearer token check.
+//! - `memory` (native only): an in-memory BM25 [`pipeline::Corpus`] for tests and
+//!   offline tools; the wasm build leaves it out.
+//!
+//! Glue (`glue`, wasm32 only): the only code that touches JS bindings (D1, the
+//! request/response objects, the clock).
+
+pub mod answer;
+pub mod auth;
+pub mod chunk;
+pub mod config;
+pub mod error;
+pub mod evidence;
+pub mod gate;
+pub mod ingest;
+pub mod intent;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod memory;
+pub mod pipeline;
+pub mod request;
+pub mod response;
+pub mod retrieve;
+pub mod support;
+pub mod text;
+
+#[cfg(target_arch = "wasm32")]
+mod glue;

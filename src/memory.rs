@@ -1,0 +1,98 @@
+//! An in-memory [`Corpus`]: the native stand-in for D1 FTS5, used by the native
+//! tests and offline tools. It indexes the same terms and ranks with the same
+//! function (BM25, k1 = 1.2, b = 0.75, FTS5's defaults), so the pipeline's
+//! decisions here match those under workerd up to BM25 ties.
+
+use std::path::Path;
+
+use crate::chunk::{self, Passage};
+use crate::error::ApiError;
+use crate::pipeline::{Corpus, Lookup, StoredHit};
+
+/// Files in a corpus folder that describe the corpus and are not part of it.
+pub const NOT_CORPUS: &[&str] = &["COVERAGE.md", "README.md"];
+
+/// Passages with their index terms.
+pub struct MemoryCorpus {
+    passages: Vec<(Passage, Vec<String>)>,
+}
+
+impl MemoryCorpus {
+    /// Chunks `(file name, markdown)` documents.
+    pub fn new(documents: &[(String, String)]) -> MemoryCorpus {
+        let passages = documents
+            .iter()
+            .flat_map(|(name, text)| chunk::chunk_document(name, text))
+            .map(|p| {
+                let terms = p.index_terms().split(' ').map(String::from).collect();
+                (p, terms)
+            })
+            .collect();
+        MemoryCorpus { passages }
+    }
+
+    /// Loads every `*.md` file of `dir` except [`NOT_CORPUS`], as `scripts/ingest` does.
+    pub fn load(dir: &Path) -> std::io::Result<MemoryCorpus> {
+        let mut documents = Vec::new();
+        for entry in std::fs::read_dir(dir)? {
+            let path = entry?.path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+            if name.ends_with(".md") && !NOT_CORPUS.contains(&name.as_str()) {
+                documents.push((name, std::fs::read_to_string(&path)?));
+            }
+        }
+        documents.sort();
+        Ok(MemoryCorpus::new(&documents))
+    }
+
+    pub fn passages(&self) -> impl Iterator<Item = &Passage> {
+        self.passages.iter().map(|(p, _)| p)
+    }
+
+    fn doc_freq(&self, term: &str) -> u32 {
+        self.passages.iter().filter(|(_, terms)| terms.iter().any(|t| t == term)).count() as u32
+    }
+
+    fn bm25(&self, terms: &[String], passage_terms: &[String], avg_len: f64) -> f64 {
+        let n = self.passages.len() as f64;
+        let len = passage_terms.len() as f64;
+        terms
+            .iter()
+            .map(|t| {
+                let tf = passage_terms.iter().filter(|x| *x == t).count() as f64;
+                let df = f64::from(self.doc_freq(t));
+                let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+                idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len / avg_len))
+            })
+            .sum()
+    }
+}
+
+impl Corpus for MemoryCorpus {
+    async fn version(&self) -> Result<String, ApiError> {
+        let hashes = self.passages.iter().map(|(p, _)| (p.id.clone(), p.content_hash())).collect();
+        Ok(crate::ingest::corpus_version(&hashes))
+    }
+
+    async fn lookup(&self, terms: &[String], _expression: &str, k: usize) -> Result<Lookup, ApiError> {
+        let total: usize = self.passages.iter().map(|(_, t)| t.len()).sum();
+        let avg_len = total as f64 / self.passages.len().max(1) as f64;
+        let mut scored: Vec<(f64, &Passage)> = self
+            .passages
+            .iter()
+            .map(|(p, passage_terms)| (self.bm25(terms, passage_terms, avg_len), p))
+            .filter(|(score, _)| *score > 0.0)
+            .collect();
+        // Best first; ties in corpus order, as FTS5 returns them by rowid.
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+        Ok(Lookup {
+            total_passages: self.passages.len() as u32,
+            doc_freqs: terms.iter().map(|t| self.doc_freq(t)).collect(),
+            hits: scored
+                .into_iter()
+                .take(k)
+                .map(|(_, p)| StoredHit { id: p.id.clone(), doc: p.doc.clone(), section: p.section.clone(), text: p.text.clone() })
+                .collect(),
+        })
+    }
+}

@@ -1,0 +1,139 @@
+//! The `/ask` request, parsed at the edge into a typed question ("parse, don't
+//! validate"): everything past this point can rely on its invariants.
+
+use serde_json::Value;
+
+use crate::error::ApiError;
+
+/// Largest `/ask` body accepted.
+pub const MAX_ASK_BODY: usize = 16 * 1024;
+/// Longest question, in characters after trimming.
+pub const MAX_QUESTION_CHARS: usize = 1000;
+/// Longest Turnstile token siteverify accepts.
+pub const MAX_TOKEN_CHARS: usize = 2048;
+
+/// A valid question: trimmed, 1..=1000 characters, no control characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AskRequest {
+    pub question: String,
+    /// The Turnstile token, when the client sent one.
+    pub token: Option<String>,
+}
+
+/// Checks that a JSON body was sent the right way: POST, `application/json`, not
+/// over `limit` bytes (as declared and as read).
+pub fn check_json_post(
+    method: &str,
+    content_type: Option<&str>,
+    body_len: usize,
+    limit: usize,
+) -> Result<(), ApiError> {
+    if method != "POST" {
+        return Err(ApiError::MethodNotAllowed { allow: "POST" });
+    }
+    let media_type = content_type.and_then(|ct| ct.split(';').next()).map(|m| m.trim().to_ascii_lowercase());
+    if media_type.as_deref() != Some("application/json") {
+        return Err(ApiError::UnsupportedMediaType);
+    }
+    if body_len > limit {
+        return Err(ApiError::PayloadTooLarge { limit });
+    }
+    Ok(())
+}
+
+impl AskRequest {
+    /// Parses an `/ask` body (already checked with [`check_json_post`]).
+    pub fn parse(body: &[u8]) -> Result<Self, ApiError> {
+        let value: Value = serde_json::from_slice(body)
+            .map_err(|e| ApiError::BadRequest(format!("the body is not valid JSON: {e}")))?;
+        let Value::Object(fields) = value else {
+            return Err(ApiError::BadRequest("the body must be a JSON object".into()));
+        };
+        let question = match fields.get("question") {
+            Some(Value::String(q)) => q.trim(),
+            Some(_) => return Err(ApiError::BadRequest("`question` must be a string".into())),
+            None => return Err(ApiError::BadRequest("`question` is required".into())),
+        };
+        let chars = question.chars().count();
+        if chars == 0 {
+            return Err(ApiError::BadRequest("`question` is empty".into()));
+        }
+        if chars > MAX_QUESTION_CHARS {
+            return Err(ApiError::BadRequest(format!(
+                "`question` has {chars} characters; at most {MAX_QUESTION_CHARS} are allowed"
+            )));
+        }
+        if question.chars().any(|c| c.is_control() && c != '\n' && c != '\t' && c != '\r') {
+            return Err(ApiError::BadRequest("`question` contains control characters".into()));
+        }
+        let token = match fields.get("token") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(t)) if t.chars().count() <= MAX_TOKEN_CHARS => Some(t.clone()),
+            Some(Value::String(_)) => {
+                return Err(ApiError::BadRequest(format!("`token` is longer than {MAX_TOKEN_CHARS} characters")))
+            }
+            Some(_) => return Err(ApiError::BadRequest("`token` must be a string".into())),
+        };
+        Ok(AskRequest { question: question.to_string(), token })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(body: &str) -> Result<AskRequest, String> {
+        AskRequest::parse(body.as_bytes()).map_err(|e| e.public_message())
+    }
+
+    /// Table: each malformed body gets a 400 whose message names the problem.
+    #[test]
+    fn malformed_bodies_are_rejected_with_a_reason() {
+        let long = format!(r#"{{"question":"{}"}}"#, "a".repeat(1001));
+        let long_token = format!(r#"{{"question":"q","token":"{}"}}"#, "t".repeat(2049));
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let cases: &[(&str, &str)] = &[
+            ("", "not valid JSON"),
+            ("{", "not valid JSON"),
+            ("[1,2]", "JSON object"),
+            ("\"question\"", "JSON object"),
+            ("{}", "required"),
+            (r#"{"question": 42}"#, "must be a string"),
+            (r#"{"question": null}"#, "must be a string"),
+            (r#"{"question": "   \n "}"#, "empty"),
+            (&long, "1001 characters"),
+            (r#"{"question": "hi\u0007there"}"#, "control characters"),
+            (r#"{"question": "hi", "token": 5}"#, "`token` must be a string"),
+            (&long_token, "longer than 2048"),
+            (&deep, "not valid JSON"),
+        ];
+        for (body, expected) in cases {
+            let err = check(body).expect_err(body);
+            assert!(err.contains(expected), "{body:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_is_a_bad_request() {
+        let err = AskRequest::parse(b"{\"question\": \"\xff\xfe\"}").unwrap_err();
+        assert_eq!(err.code(), "bad_request");
+    }
+
+    #[test]
+    fn valid_question_is_trimmed_and_kept_whole() {
+        let ok = check(r#"{"question": "  How much is a day pass?\n", "token": "abc", "extra": 1}"#).unwrap();
+        assert_eq!(ok, AskRequest { question: "How much is a day pass?".into(), token: Some("abc".into()) });
+        let exactly_max = format!(r#"{{"question":"{}"}}"#, "é".repeat(1000));
+        assert!(check(&exactly_max).is_ok());
+    }
+
+    #[test]
+    fn transport_checks_come_first() {
+        let ok = check_json_post("POST", Some("Application/JSON; charset=utf-8"), 10, MAX_ASK_BODY);
+        assert!(ok.is_ok());
+        assert_eq!(check_json_post("GET", None, 0, 10).unwrap_err().code(), "method_not_allowed");
+        assert_eq!(check_json_post("POST", Some("text/plain"), 0, 10).unwrap_err().code(), "unsupported_media_type");
+        assert_eq!(check_json_post("POST", None, 0, 10).unwrap_err().code(), "unsupported_media_type");
+        assert_eq!(check_json_post("POST", Some("application/json"), 11, 10).unwrap_err().code(), "payload_too_large");
+    }
+}

@@ -1,0 +1,147 @@
+//! Wire types: the one `AskResponse` shape for every outcome, and the error body.
+//! Domain types stay in their modules; these only serialize.
+
+use serde::Serialize;
+
+/// The outcome of an `/ask`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Answered,
+    Refused,
+    Blocked,
+}
+
+/// Why a question was refused or blocked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// The evidence gate: retrieval does not cover the question.
+    NoEvidence,
+    /// The claims' groundedness is under the thresholds.
+    BelowThreshold,
+    /// The supported sentences do not answer this question.
+    OffQuestion,
+}
+
+/// How a stage ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StageStatus {
+    Passed,
+    Refused,
+    Skipped,
+}
+
+/// One finished stage, in pipeline order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Stage {
+    pub name: &'static str,
+    pub status: StageStatus,
+    pub ms: u64,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Citation {
+    pub passage_id: String,
+    pub doc: String,
+    pub section: String,
+    /// The source sentence, verbatim.
+    pub snippet: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Claim {
+    pub text: String,
+    pub score: f64,
+    pub supported: bool,
+    pub supporting_passage_ids: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Groundedness {
+    pub mean: f64,
+    pub min: f64,
+    pub threshold: f64,
+    pub min_claim: f64,
+    /// Share of the question's weight the answer covers, and the bar it must clear.
+    pub coverage: f64,
+    pub min_coverage: f64,
+    pub passed: bool,
+}
+
+/// A passage that was looked at, with where it ranked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Retrieved {
+    pub passage_id: String,
+    pub doc: String,
+    pub section: String,
+    pub score: f64,
+    pub vector_rank: Option<usize>,
+    pub lexical_rank: Option<usize>,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CacheInfo {
+    pub hit: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cost {
+    pub neurons: f64,
+    pub usd: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EngineInfo {
+    pub ai: &'static str,
+    pub index: &'static str,
+}
+
+/// The response to every `/ask` that is not an error.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AskResponse {
+    pub request_id: String,
+    pub status: Status,
+    pub reason: Option<Reason>,
+    pub answer: Option<String>,
+    pub citations: Vec<Citation>,
+    pub claims: Vec<Claim>,
+    pub groundedness: Option<Groundedness>,
+    pub retrieval: Vec<Retrieved>,
+    pub stages: Vec<Stage>,
+    pub cache: CacheInfo,
+    pub cost: Cost,
+    pub engine: EngineInfo,
+    pub corpus_version: String,
+}
+
+/// `{"error": {"code", "message"}, "requestId"}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+    pub request_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ErrorDetail {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl ErrorBody {
+    pub fn new(err: &crate::error::ApiError, request_id: &str) -> Self {
+        ErrorBody {
+            error: ErrorDetail { code: err.code(), message: err.public_message() },
+            request_id: request_id.to_string(),
+        }
+    }
+}

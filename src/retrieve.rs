@@ -1,0 +1,93 @@
+//! Retrieval helpers: the FTS5 match expression and reciprocal-rank fusion.
+
+use std::collections::BTreeMap;
+
+/// Reciprocal-rank fusion constant (Cormack et al.); 60 damps the head of each list.
+pub const RRF_K: f64 = 60.0;
+
+/// A retrieved passage, in fused order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub id: String,
+    pub doc: String,
+    pub section: String,
+    pub text: String,
+    /// Fused score scaled so that rank 1 in every list scores 1.0.
+    pub score: f64,
+    /// 1-based rank in the full-text (BM25) list.
+    pub lexical_rank: Option<usize>,
+    /// 1-based rank in the vector list (none on the local engine).
+    pub vector_rank: Option<usize>,
+}
+
+/// The FTS5 expression for the question's terms: any term may match, BM25 ranks.
+/// Terms come from [`crate::text::terms`] (letters and digits only), and each is
+/// quoted anyway so no term can be read as FTS5 syntax. `None` when nothing is left.
+pub fn match_expression(terms: &[String]) -> Option<String> {
+    let quoted: Vec<String> = terms
+        .iter()
+        .filter(|t| !t.is_empty())
+        .map(|t| format!("\"{}\"", t.replace('"', "")))
+        .collect();
+    (!quoted.is_empty()).then(|| quoted.join(" OR "))
+}
+
+/// Fuses ranked id lists by reciprocal rank. Returns (id, score, rank in each
+/// list) best first; ties keep the order of the first list.
+pub fn fuse(lists: &[&[String]]) -> Vec<(String, f64, Vec<Option<usize>>)> {
+    let mut fused: BTreeMap<&str, (f64, Vec<Option<usize>>, usize)> = BTreeMap::new();
+    let mut order = 0;
+    for (list_index, list) in lists.iter().enumerate() {
+        for (rank0, id) in list.iter().enumerate() {
+            let entry = fused.entry(id.as_str()).or_insert_with(|| {
+                order += 1;
+                (0.0, vec![None; lists.len()], order)
+            });
+            entry.0 += 1.0 / (RRF_K + rank0 as f64 + 1.0);
+            entry.1[list_index] = Some(rank0 + 1);
+        }
+    }
+    let best_possible = lists.len() as f64 / (RRF_K + 1.0);
+    let mut out: Vec<_> = fused
+        .into_iter()
+        .map(|(id, (score, ranks, first_seen))| (id.to_string(), score / best_possible, ranks, first_seen))
+        .collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.3.cmp(&b.3)));
+    out.into_iter().map(|(id, score, ranks, _)| (id, score, ranks)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn match_expression_ors_quoted_terms() {
+        assert_eq!(match_expression(&ids(&["desk", "cost"])).as_deref(), Some("\"desk\" OR \"cost\""));
+        assert_eq!(match_expression(&ids(&["a\"b"])).as_deref(), Some("\"ab\""));
+        assert_eq!(match_expression(&[]), None);
+    }
+
+    /// Agreement between lists outranks a single first place.
+    #[test]
+    fn fusion_rewards_agreement() {
+        let lexical = ids(&["a", "b", "c"]);
+        let vector = ids(&["b", "d", "a"]);
+        let fused = fuse(&[&lexical, &vector]);
+        let order: Vec<&str> = fused.iter().map(|(id, _, _)| id.as_str()).collect();
+        assert_eq!(order, ["b", "a", "d", "c"]);
+        assert_eq!(fused[0].2, vec![Some(2), Some(1)]);
+        assert_eq!(fused[2].2, vec![None, Some(2)]);
+    }
+
+    #[test]
+    fn single_list_keeps_order_and_tops_at_one() {
+        let fused = fuse(&[&ids(&["x", "y"])]);
+        assert_eq!(fused[0].0, "x");
+        assert!((fused[0].1 - 1.0).abs() < 1e-12);
+        assert!(fused[1].1 < 1.0);
+    }
+}
