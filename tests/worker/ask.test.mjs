@@ -1,0 +1,82 @@
+// POST /ask on the local engine, under workerd with real local D1.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startWorker, ingest, ask, corpusDocuments } from './harness.mjs';
+
+let worker;
+before(async () => {
+  worker = await startWorker();
+  const { status } = await ingest(worker.url, corpusDocuments());
+  assert.equal(status, 200);
+});
+after(() => worker?.stop());
+
+const squash = (s) => s.replace(/\s+/g, ' ').trim();
+
+test('an answerable question is answered verbatim, citing the right passage', async () => {
+  const { status, body } = await ask(worker.url, 'How much does the Dedicated Desk plan cost?');
+  assert.equal(status, 200);
+  assert.equal(body.status, 'answered');
+  assert.equal(body.reason, null);
+  assert.match(body.answer, /\$450 per month/);
+  assert.deepEqual(body.citations.map((c) => c.passageId), ['pricing-02']);
+  const source = body.retrieval.find((r) => r.passageId === 'pricing-02');
+  assert.ok(squash(source.text).includes(squash(body.answer)), 'the answer is a verbatim quote');
+  assert.equal(body.citations[0].doc, 'pricing');
+  assert.equal(body.citations[0].section, 'Dedicated Desk Plan');
+  assert.ok(body.groundedness.passed && body.groundedness.mean >= 0.7);
+  assert.deepEqual(
+    body.stages.map((s) => s.name),
+    ['validate', 'retrieve', 'evidence', 'generate', 'decompose', 'entail', 'sanity', 'gate'],
+  );
+  assert.ok(body.stages.every((s) => s.status === 'passed' && Number.isInteger(s.ms)));
+  assert.deepEqual(body.engine, { ai: 'local', index: 'fts-only' });
+  assert.deepEqual(body.cost, { neurons: 0, usd: 0 });
+  assert.match(body.requestId, /^[0-9a-f]{32}$/);
+});
+
+test('a multi-part question quotes one sentence per part', async () => {
+  const { body } = await ask(worker.url, 'Can Flex Desk members get mail delivered, and what does it cost?');
+  assert.equal(body.status, 'answered');
+  assert.ok(body.citations.some((c) => c.passageId === 'membership-04'), JSON.stringify(body.citations));
+  assert.match(body.answer, /\$40 per month/);
+});
+
+test('a documented gap is refused before an answer is composed, naming the missing term', async () => {
+  const { status, body } = await ask(worker.url, 'Is there a late fee if I pay after the due date?');
+  assert.equal(status, 200);
+  assert.equal(body.status, 'refused');
+  assert.equal(body.reason, 'no_evidence');
+  assert.equal(body.answer, null);
+  assert.deepEqual(body.citations, []);
+  const evidence = body.stages.at(-1);
+  assert.equal(evidence.name, 'evidence');
+  assert.equal(evidence.status, 'refused');
+  assert.match(evidence.detail, /never mentions: .*fee/);
+  assert.ok(body.retrieval.length > 0, 'the evidence that was looked at is shown');
+  assert.ok(!body.stages.some((s) => s.name === 'generate'), 'nothing was generated');
+});
+
+test('a near miss is refused even though its quoted sentence is supported', async () => {
+  const { body } = await ask(worker.url, 'How much does a private office cost per month?');
+  assert.equal(body.status, 'refused');
+  assert.equal(body.reason, 'off_question');
+  assert.equal(body.answer, null);
+  assert.deepEqual(body.citations, []);
+  assert.ok(body.claims.length > 0 && body.claims.every((c) => c.score === 1), 'the claims themselves were supported');
+  assert.ok(body.retrieval.some((r) => r.passageId === 'pricing-03'), 'the near-miss passage was looked at');
+  assert.match(body.stages.at(-1).detail, /asks for an amount of money/);
+});
+
+test('a false premise about something that does not exist is refused', async () => {
+  const { body } = await ask(worker.url, 'How much is the gym add-on?');
+  assert.equal(body.status, 'refused');
+  assert.equal(body.reason, 'no_evidence');
+});
+
+test('every response carries the corpus version it was answered from', async () => {
+  const health = await (await fetch(`${worker.url}/health`)).json();
+  assert.equal(health.passages, 52);
+  const { body } = await ask(worker.url, 'How long is security camera footage kept?');
+  assert.equal(body.corpusVersion, health.corpusVersion);
+});

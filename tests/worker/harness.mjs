@@ -1,0 +1,88 @@
+// Starts the real worker under workerd (`wrangler dev --env local`) with its own
+// fresh local D1, on a free loopback port, for one test file.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const ADMIN_TOKEN = 'test-admin-token';
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHealth(url, child, logs) {
+  for (let i = 0; i < 240; i++) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited:\n${logs.join('')}`);
+    try {
+      const res = await fetch(`${url}/health`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`wrangler dev did not become healthy:\n${logs.join('')}`);
+}
+
+/** Starts a worker; `vars` override [vars]. Returns { url, stop, logs }. */
+export async function startWorker({ vars = {} } = {}) {
+  const persist = mkdtempSync(join(tmpdir(), 'groundgate-test-'));
+  const env = { ...process.env, CI: 'true' };
+  execFileSync('wrangler', ['d1', 'migrations', 'apply', 'DB', '--local', '--env', 'local', '--persist-to', persist], {
+    cwd: ROOT, env, stdio: 'pipe',
+  });
+  const port = await freePort();
+  const varArgs = Object.entries({ ADMIN_TOKEN, ...vars }).flatMap(([k, v]) => ['--var', `${k}:${v}`]);
+  const child = spawn('wrangler', [
+    'dev', '--env', 'local', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persist,
+    '--show-interactive-dev-session=false', '--inspector-port', '0', ...varArgs,
+  ], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const logs = [];
+  child.stdout.on('data', (d) => logs.push(d.toString()));
+  child.stderr.on('data', (d) => logs.push(d.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHealth(url, child, logs);
+  const stop = async () => {
+    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
+    await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+    rmSync(persist, { recursive: true, force: true });
+  };
+  return { url, stop, logs };
+}
+
+/** The Markdown documents of a corpus folder, as scripts/ingest sends them. */
+export function corpusDocuments(dir = join(ROOT, 'corpus')) {
+  return readdirSync(dir)
+    .filter((n) => n.endsWith('.md') && n !== 'COVERAGE.md' && n !== 'README.md')
+    .sort()
+    .map((name) => ({ name, text: readFileSync(join(dir, name), 'utf8') }));
+}
+
+export async function ingest(url, documents, { complete = true, token = ADMIN_TOKEN } = {}) {
+  const res = await fetch(`${url}/admin/ingest`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ documents, complete }),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+export async function ask(url, question, extra = {}) {
+  const res = await fetch(`${url}/ask`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ question, ...extra }),
+  });
+  return { status: res.status, body: await res.json() };
+}
