@@ -30,13 +30,13 @@ setup() {
   if [ ! -f "$ROOT/Cargo.lock" ]; then
     (cd "$ROOT" && cargo generate-lockfile)
   fi
-  if [ "$(worker-build --version 2>/dev/null)" != "$WORKER_BUILD_VERSION" ]; then
+  if [ "$("$CARGO_BIN/worker-build" --version 2>/dev/null)" != "$WORKER_BUILD_VERSION" ]; then
     log "installing worker-build $WORKER_BUILD_VERSION"
     cargo install worker-build --version "$WORKER_BUILD_VERSION" --locked
   fi
   local wbg
   wbg=$(locked_wasm_bindgen)
-  if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$wbg" ]; then
+  if [ "$("$WASM_BINDGEN_BIN" --version 2>/dev/null | awk '{print $2}')" != "$wbg" ]; then
     log "installing wasm-bindgen-cli $wbg (matches Cargo.lock)"
     cargo install wasm-bindgen-cli --version "$wbg" --force
   fi
