@@ -3,6 +3,7 @@
 //! word of its own, so every claim it makes can be checked against its source.
 
 use crate::evidence::Focus;
+use crate::intent::{self, Expected};
 use crate::retrieve::Hit;
 use crate::text;
 
@@ -26,13 +27,15 @@ struct Candidate<'a> {
 }
 
 /// Picks sentences greedily by the question weight they add (a weighted set
-/// cover), at most `max_sentences`, and returns them in reading order.
+/// cover), at most `max_sentences`, and returns them in reading order. Among
+/// sentences adding the same weight, one that states the kind of fact the
+/// question asks for (`expected`) wins.
 ///
 /// The first sentence anchors the answer. A further sentence must come from the
 /// anchor's passage or share a salient question term with the anchor: otherwise
 /// sentences about different things could be stitched together to cover every
 /// term of a question that nothing answers ("private office" + "costs $40").
-pub fn extract(focus: &Focus, hits: &[Hit], max_sentences: usize) -> Vec<Quote> {
+pub fn extract(focus: &Focus, expected: Option<Expected>, hits: &[Hit], max_sentences: usize) -> Vec<Quote> {
     let candidates: Vec<Candidate> = hits
         .iter()
         .enumerate()
@@ -57,11 +60,17 @@ pub fn extract(focus: &Focus, hits: &[Hit], max_sentences: usize) -> Vec<Quote> 
             .filter(|c| chosen.first().is_none_or(|anchor| linked(focus, anchor, c)))
             .map(|c| {
                 let with: Vec<String> = covered.iter().chain(&c.terms).cloned().collect();
-                (focus.coverage(&with) - base, c)
+                let states = expected.is_some_and(|kind| intent::satisfied(kind, c.sentence));
+                (focus.coverage(&with) - base, states, c)
             })
-            // Highest gain; among equals the earlier passage and sentence.
-            .max_by(|a, b| a.0.total_cmp(&b.0).then((b.1.hit_rank, b.1.position).cmp(&(a.1.hit_rank, a.1.position))));
-        let Some((gain, candidate)) = best else { break };
+            // Highest gain; then the sentence stating what was asked; then the
+            // earlier passage and sentence.
+            .max_by(|a, b| {
+                a.0.total_cmp(&b.0)
+                    .then(a.1.cmp(&b.1))
+                    .then((b.2.hit_rank, b.2.position).cmp(&(a.2.hit_rank, a.2.position)))
+            });
+        let Some((gain, _, candidate)) = best else { break };
         let threshold = if chosen.is_empty() { 0.0 } else { MIN_EXTRA_GAIN };
         if gain <= threshold {
             break;
@@ -104,7 +113,7 @@ mod tests {
     #[test]
     fn quotes_the_sentence_that_covers_the_question() {
         let hits = [hit("pricing-02", "A Day Pass costs $25. A Day Pass includes coffee and Wi-Fi.")];
-        let quotes = extract(&focus("How much does a day pass cost?"), &hits, 3);
+        let quotes = extract(&focus("How much does a day pass cost?"), None, &hits, 3);
         assert_eq!(quotes, [Quote { passage_id: "pricing-02".into(), sentence: "A Day Pass costs $25.".into() }]);
     }
 
@@ -115,7 +124,7 @@ mod tests {
             hit("hours-01", "The front desk opens at 8:00 am."),
             hit("pricing-03", "A Dedicated Desk costs $450 per month. Dedicated Desks are by the window."),
         ];
-        let quotes = extract(&focus("dedicated desk cost and front desk opening time"), &hits, 3);
+        let quotes = extract(&focus("dedicated desk cost and front desk opening time"), None, &hits, 3);
         let ids: Vec<&str> = quotes.iter().map(|q| q.passage_id.as_str()).collect();
         assert_eq!(ids, ["hours-01", "pricing-03"]);
         assert_eq!(compose(&quotes), "The front desk opens at 8:00 am. A Dedicated Desk costs $450 per month.");
@@ -130,15 +139,23 @@ mod tests {
         ];
         let terms = text::keyed_terms("How much does a private office cost per month?");
         let focus = Focus::new(&terms, &[3, 3, 9, 20], 52);
-        let quotes = extract(&focus, &hits, 3);
+        let quotes = extract(&focus, None, &hits, 3);
         assert_eq!(quotes.len(), 1);
         assert_eq!(quotes[0].passage_id, "pricing-03");
+    }
+
+    /// Between equally relevant sentences, the one with the asked-for fact wins.
+    #[test]
+    fn the_sentence_stating_the_asked_fact_wins_a_tie() {
+        let hits = [hit("a", "Flex Desk members can use the shared monitors. Flex Desk members can enter from 7:00 am.")];
+        let quotes = extract(&focus("Can Flex Desk members come in early?"), Some(Expected::Time), &hits, 1);
+        assert_eq!(quotes[0].sentence, "Flex Desk members can enter from 7:00 am.");
     }
 
     #[test]
     fn nothing_relevant_quotes_nothing() {
         let hits = [hit("a", "Lockers are blue.")];
-        assert!(extract(&focus("parking"), &hits, 3).is_empty());
-        assert!(extract(&focus("lockers"), &[], 3).is_empty());
+        assert!(extract(&focus("parking"), None, &hits, 3).is_empty());
+        assert!(extract(&focus("lockers"), None, &[], 3).is_empty());
     }
 }

@@ -28,12 +28,15 @@ pub struct Focus {
 
 impl Focus {
     /// Weights each term by `ln(1 + N / (df + 0.5))`, N the passage count, so a
-    /// term in every passage weighs little and an unseen one the most.
+    /// term in every passage weighs little and an unseen one the most. Numbers are
+    /// left out: "6:00" must not be matched by "6 monitors"; quantities are checked
+    /// by [`crate::intent`] and the sanity caps instead.
     pub fn new(terms: &[(String, String)], doc_freqs: &[u32], total_passages: u32) -> Focus {
         let n = f64::from(total_passages.max(1));
         let terms = terms
             .iter()
             .zip(doc_freqs)
+            .filter(|((term, _), _)| term.chars().any(char::is_alphabetic))
             .map(|((term, word), &df)| FocusTerm {
                 term: term.clone(),
                 word: word.clone(),
@@ -137,6 +140,12 @@ mod tests {
 
     fn focus(question: &str, df: &[u32]) -> Focus {
         Focus::new(&text::keyed_terms(question), df, 50)
+    }
+
+    #[test]
+    fn numbers_are_not_focus_terms() {
+        let f = focus("open at 6:00", &[4, 1, 1]);
+        assert_eq!(f.terms.iter().map(|t| t.term.as_str()).collect::<Vec<_>>(), ["open"]);
     }
 
     #[test]

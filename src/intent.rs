@@ -12,6 +12,9 @@ pub enum Expected {
     Amount,
     /// A count or duration ("how many", "how long"): the answer must state a number.
     Quantity,
+    /// A time ("when", "what time", or a clock time in the question): the answer
+    /// must state a clock time, a day or a date.
+    Time,
 }
 
 impl Expected {
@@ -19,6 +22,7 @@ impl Expected {
         match self {
             Expected::Amount => "an amount of money",
             Expected::Quantity => "a number",
+            Expected::Time => "a time or day",
         }
     }
 }
@@ -29,6 +33,15 @@ const PRICE_WORDS: &[&str] = &[
     "paid", "rate", "rates", "dollars",
 ];
 
+/// Words that place an answer in time.
+const TIME_WORDS: &[&str] = &[
+    "am", "pm", "noon", "midnight", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
+    "sunday", "mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays", "sundays",
+    "weekday", "weekdays", "weekend", "weekends", "daily", "day", "days", "month", "monthly", "week",
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+    "november", "december", "immediately",
+];
+
 /// Wording that means something costs nothing.
 const FREE_WORDS: &[&str] = &["free", "no charge", "no cost", "not charged", "included"];
 
@@ -37,6 +50,10 @@ const FREE_WORDS: &[&str] = &["free", "no charge", "no cost", "not charged", "in
 pub fn expected(question: &str) -> Option<Expected> {
     let lower = question.to_lowercase();
     let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    let asks_when = matches!(words.first(), Some(&"when")) || words.windows(2).any(|w| w == ["what", "time"]);
+    if asks_when || has_clock_time(question) {
+        return Some(Expected::Time);
+    }
     let wh_question = matches!(words.first(), Some(&("how" | "what" | "which")));
     if !wh_question {
         return None;
@@ -57,7 +74,25 @@ pub fn satisfied(expected: Expected, answer: &str) -> bool {
             answer.contains('$') || FREE_WORDS.iter().any(|w| lower.contains(w))
         }
         Expected::Quantity => !text::quantities(answer).is_empty(),
+        Expected::Time => {
+            let lower = answer.to_lowercase();
+            has_clock_time(answer)
+                || lower.split(|c: char| !c.is_alphanumeric()).any(|w| TIME_WORDS.contains(&w) || is_ordinal(w))
+        }
     }
+}
+
+/// "7:00", "9:30": digits, a colon, two digits.
+fn has_clock_time(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.windows(4).any(|w| w[0].is_ascii_digit() && w[1] == b':' && w[2].is_ascii_digit() && w[3].is_ascii_digit())
+}
+
+/// "1st", "5th", "22nd": a date within a month.
+fn is_ordinal(word: &str) -> bool {
+    let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let suffix = &word[digits.len()..];
+    !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) && matches!(suffix, "st" | "nd" | "rd" | "th")
 }
 
 #[cfg(test)]
@@ -76,6 +111,8 @@ mod tests {
             ("How many guests can I bring?", Some(Expected::Quantity)),
             ("How long is footage kept?", Some(Expected::Quantity)),
             ("Where can I keep my bike?", None),
+            ("When is the member breakfast?", Some(Expected::Time)),
+            ("Can a Flex Desk member come in at 6:00 am?", Some(Expected::Time)),
         ];
         for &(question, kind) in cases {
             assert_eq!(expected(question), kind, "{question}");
@@ -89,5 +126,9 @@ mod tests {
         assert!(!satisfied(Expected::Amount, "A private office requires a minimum term of 6 months."));
         assert!(satisfied(Expected::Quantity, "Footage is kept for 30 days."));
         assert!(!satisfied(Expected::Quantity, "Footage is kept for a while."));
+        assert!(satisfied(Expected::Time, "Members can enter from 7:00 am."));
+        assert!(satisfied(Expected::Time, "Payment is due by the 5th."));
+        assert!(satisfied(Expected::Time, "The breakfast is on the first Wednesday."));
+        assert!(!satisfied(Expected::Time, "Flex Desk members can use the 6 shared monitors."));
     }
 }

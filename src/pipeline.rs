@@ -119,7 +119,8 @@ impl<C: Corpus, K: Clock> Pipeline<'_, C, K> {
 
         // generate: the local engine quotes, it does not write
         let started = self.clock.now_ms();
-        let quotes = answer::extract(&focus, &hits, self.config.max_answer_sentences);
+        let expected = intent::expected(question);
+        let quotes = answer::extract(&focus, expected, &hits, self.config.max_answer_sentences);
         let answer_text = answer::compose(&quotes);
         let quoted_from: Vec<&str> = quotes.iter().map(|q| q.passage_id.as_str()).collect();
         stages.push(self.stage(
@@ -148,7 +149,6 @@ impl<C: Corpus, K: Clock> Pipeline<'_, C, K> {
         let started = self.clock.now_ms();
         let answer_terms = text::distinct_terms(&answer_text);
         let scores: Vec<f64> = findings.claims.iter().map(|c| c.score).collect();
-        let expected = intent::expected(question);
         let kind_met = expected.is_none_or(|kind| intent::satisfied(kind, &answer_text));
         let verdict = gate::decide(&scores, focus.coverage(&answer_terms), kind_met, self.config);
         findings.groundedness = Some(Groundedness {
