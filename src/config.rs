@@ -41,6 +41,18 @@ pub struct Config {
     pub gate_min_claim: f64,
     /// Most sentences the extractive answerer quotes.
     pub max_answer_sentences: usize,
+    /// Turnstile siteverify endpoint (a variable so tests can point at a fake).
+    pub siteverify_url: String,
+    /// Expected Turnstile `action` and `hostname`, checked where set.
+    pub turnstile_action: Option<String>,
+    pub turnstile_hostname: Option<String>,
+    /// Bound on one siteverify call.
+    pub turnstile_timeout_ms: u32,
+    /// Requests per client per window.
+    pub rate_limit: u32,
+    pub rate_limit_window_seconds: u64,
+    /// How long a cached answer lives (pinned ones never expire).
+    pub cache_ttl_seconds: u64,
 }
 
 impl Default for Config {
@@ -54,6 +66,13 @@ impl Default for Config {
             gate_min_mean: 0.70,
             gate_min_claim: 0.40,
             max_answer_sentences: 3,
+            siteverify_url: "https://challenges.cloudflare.com/turnstile/v0/siteverify".into(),
+            turnstile_action: None,
+            turnstile_hostname: None,
+            turnstile_timeout_ms: 3000,
+            rate_limit: 10,
+            rate_limit_window_seconds: 3600,
+            cache_ttl_seconds: 86400,
         }
     }
 }
@@ -76,8 +95,34 @@ impl Config {
             gate_min_mean: parse(&var, "GATE_MIN_MEAN", d.gate_min_mean, 0.0, 1.0)?,
             gate_min_claim: parse(&var, "GATE_MIN_CLAIM", d.gate_min_claim, 0.0, 1.0)?,
             max_answer_sentences: parse(&var, "MAX_ANSWER_SENTENCES", d.max_answer_sentences, 1, 10)?,
+            siteverify_url: text(&var, "TURNSTILE_SITEVERIFY_URL").unwrap_or(d.siteverify_url),
+            turnstile_action: text(&var, "TURNSTILE_ACTION"),
+            turnstile_hostname: text(&var, "TURNSTILE_HOSTNAME"),
+            turnstile_timeout_ms: parse(&var, "TURNSTILE_TIMEOUT_MS", d.turnstile_timeout_ms, 100, 30_000)?,
+            rate_limit: parse(&var, "RATE_LIMIT", d.rate_limit, 1, 1_000_000)?,
+            rate_limit_window_seconds: parse(&var, "RATE_LIMIT_WINDOW_SECONDS", d.rate_limit_window_seconds, 1, 86_400 * 7)?,
+            cache_ttl_seconds: parse(&var, "CACHE_TTL_SECONDS", d.cache_ttl_seconds, 0, 86_400 * 365)?,
         })
     }
+
+    /// Every setting that changes what an answer is, for the cache key.
+    pub fn answer_fingerprint(&self) -> String {
+        format!(
+            "engine={} top_k={} evidence={} answer={} mean={} claim={} sentences={}",
+            self.engine.as_str(),
+            self.top_k,
+            self.evidence_min_coverage,
+            self.answer_min_coverage,
+            self.gate_min_mean,
+            self.gate_min_claim,
+            self.max_answer_sentences
+        )
+    }
+}
+
+/// A non-empty text variable.
+fn text(var: &impl Fn(&str) -> Option<String>, name: &str) -> Option<String> {
+    var(name).map(|v| v.trim().to_string()).filter(|v| !v.is_empty())
 }
 
 fn parse<T>(var: &impl Fn(&str) -> Option<String>, name: &str, default: T, min: T, max: T) -> Result<T, ApiError>

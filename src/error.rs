@@ -20,6 +20,10 @@ pub enum ApiError {
     NotFound,
     /// Admin route without the right bearer token.
     Unauthorized,
+    /// Turnstile did not verify the client; the siteverify error codes say why.
+    TurnstileFailed(Vec<String>),
+    /// Over the per-client limit; the decision carries the headers to send.
+    RateLimited(crate::rate_limit::Decision),
     /// A required secret or setting is missing or invalid (named, never its value).
     Misconfigured(String),
     /// A dependency (D1, ...) failed; the detail is for the log only.
@@ -32,6 +36,8 @@ impl ApiError {
         match self {
             ApiError::BadRequest(_) => 400,
             ApiError::Unauthorized => 401,
+            ApiError::TurnstileFailed(_) => 403,
+            ApiError::RateLimited(_) => 429,
             ApiError::NotFound => 404,
             ApiError::MethodNotAllowed { .. } => 405,
             ApiError::PayloadTooLarge { .. } => 413,
@@ -45,6 +51,8 @@ impl ApiError {
         match self {
             ApiError::BadRequest(_) => "bad_request",
             ApiError::Unauthorized => "unauthorized",
+            ApiError::TurnstileFailed(_) => "turnstile_failed",
+            ApiError::RateLimited(_) => "rate_limited",
             ApiError::NotFound => "not_found",
             ApiError::MethodNotAllowed { .. } => "method_not_allowed",
             ApiError::PayloadTooLarge { .. } => "payload_too_large",
@@ -59,6 +67,8 @@ impl ApiError {
         match self {
             ApiError::BadRequest(why) => why.clone(),
             ApiError::Unauthorized => "a valid admin bearer token is required".into(),
+            ApiError::TurnstileFailed(codes) => format!("Turnstile verification failed: {}", codes.join(", ")),
+            ApiError::RateLimited(d) => format!("at most {} questions per window; try again in {} s", d.limit, d.reset_after),
             ApiError::NotFound => "no such route".into(),
             ApiError::MethodNotAllowed { allow } => format!("use {allow} for this route"),
             ApiError::PayloadTooLarge { limit } => format!("the body is larger than {limit} bytes"),
@@ -102,6 +112,8 @@ mod tests {
             ApiError::MethodNotAllowed { allow: "POST" },
             ApiError::NotFound,
             ApiError::Unauthorized,
+            ApiError::TurnstileFailed(vec!["x".into()]),
+            ApiError::RateLimited(crate::rate_limit::decide(2, 1, crate::rate_limit::window(0, 60))),
         ];
         for err in errors {
             assert!((400..500).contains(&err.status()), "{err}");

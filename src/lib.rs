@@ -10,6 +10,9 @@
 //! - [`ingest`]: the diff between stored and incoming passages, and the corpus version.
 //! - [`request`]: the `/ask` request parsed at the edge into a typed question.
 //! - [`config`]: `[vars]` parsed into typed thresholds and limits.
+//! - [`turnstile`]: the siteverify request body and the decision on its answer.
+//! - [`rate_limit`]: client keys (HMAC of the IP), fixed windows, decisions, headers.
+//! - [`cache`]: the answer cache key, what is cacheable, serving a stored answer.
 //! - [`retrieve`]: the full-text query and reciprocal-rank fusion.
 //! - [`evidence`]: the evidence gate (does what was retrieved cover *this* question?).
 //! - [`intent`]: the kind of fact a question asks for (an amount, a number).
@@ -28,6 +31,7 @@
 
 pub mod answer;
 pub mod auth;
+pub mod cache;
 pub mod chunk;
 pub mod config;
 pub mod error;
@@ -38,11 +42,13 @@ pub mod intent;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod memory;
 pub mod pipeline;
+pub mod rate_limit;
 pub mod request;
 pub mod response;
 pub mod retrieve;
 pub mod support;
 pub mod text;
+pub mod turnstile;
 
 #[cfg(target_arch = "wasm32")]
 mod glue;

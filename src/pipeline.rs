@@ -20,6 +20,9 @@ use crate::retrieve::{self, Hit};
 use crate::support::{self, ClaimCheck};
 use crate::text;
 
+/// The stages [`Pipeline::run`] adds, in order; everything before them is a guard.
+pub const ANSWERING_STAGES: &[&str] = &["retrieve", "evidence", "generate", "decompose", "entail", "sanity", "gate"];
+
 /// A passage as the store returns it, in BM25 order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredHit {

@@ -2,7 +2,10 @@
 //! input, runs the pure core, and turns the outcome into a `Response`. Every
 //! error leaves as JSON with a stable code; detail of 5xx goes to the log only.
 
+mod ask;
 mod d1;
+mod guards;
+mod turnstile;
 
 use serde::Serialize;
 use worker::{console_error, event, Context, Env, Headers, Method, Request, Response};
@@ -12,9 +15,9 @@ use crate::chunk::hex;
 use crate::config::Config;
 use crate::error::ApiError;
 use crate::ingest::{self, IngestRequest};
-use crate::pipeline::{Clock, Corpus, Pipeline};
-use crate::request::{self, AskRequest, MAX_ASK_BODY};
-use crate::response::{ErrorBody, Stage, StageStatus};
+use crate::pipeline::{Clock, Corpus};
+use crate::request;
+use crate::response::ErrorBody;
 use d1::D1Corpus;
 
 /// Largest ingest body: a corpus of Markdown sent in one request.
@@ -41,33 +44,12 @@ async fn fetch(mut req: Request, env: Env, _ctx: Context) -> worker::Result<Resp
 
 async fn route(req: &mut Request, env: &Env, request_id: &str) -> Result<Response, ApiError> {
     match req.path().as_str() {
-        "/ask" => ask(req, env, request_id).await,
+        "/ask" => ask::ask(req, env, request_id).await,
         "/admin/ingest" => admin_ingest(req, env).await,
         "/health" if req.method() == Method::Get => health(env).await,
         "/health" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         _ => Err(ApiError::NotFound),
     }
-}
-
-async fn ask(req: &mut Request, env: &Env, request_id: &str) -> Result<Response, ApiError> {
-    let clock = JsClock;
-    let started = clock.now_ms();
-    let body = read_json_body(req, MAX_ASK_BODY).await?;
-    let question = AskRequest::parse(&body)?;
-    let config = config(env)?;
-    let corpus = D1Corpus::new(env)?;
-    let validate = Stage {
-        name: "validate",
-        status: StageStatus::Passed,
-        ms: (clock.now_ms() - started).max(0.0) as u64,
-        detail: format!("question of {} characters", question.question.chars().count()),
-    };
-    // Seam for the guards: Turnstile, rate limit, cache and spend cap run here, in
-    // that order, and append their stages before the answering stages.
-    let version = corpus.version().await?;
-    let pipeline = Pipeline { corpus: &corpus, clock: &clock, config: &config };
-    let answer = pipeline.run(request_id, &question.question, &version, vec![validate]).await?;
-    Ok(json(200, &answer))
 }
 
 #[derive(Serialize)]
@@ -124,16 +106,26 @@ async fn health(env: &Env) -> Result<Response, ApiError> {
 
 /// Admin routes fail closed: no `ADMIN_TOKEN` configured means no admin access.
 fn require_admin(req: &Request, env: &Env) -> Result<(), ApiError> {
-    let expected = env.secret("ADMIN_TOKEN").map(|s| s.to_string()).unwrap_or_default();
-    if expected.is_empty() {
+    if secret(env, "ADMIN_TOKEN").is_none() {
         return Err(ApiError::Misconfigured("the ADMIN_TOKEN secret is not set".into()));
     }
-    let presented = req.headers().get("authorization").ok().flatten();
-    if auth::bearer_matches(presented.as_deref(), &expected) {
+    if is_admin(req, env) {
         Ok(())
     } else {
         Err(ApiError::Unauthorized)
     }
+}
+
+/// True when the request carries the configured admin bearer token.
+fn is_admin(req: &Request, env: &Env) -> bool {
+    let expected = secret(env, "ADMIN_TOKEN").unwrap_or_default();
+    let presented = req.headers().get("authorization").ok().flatten();
+    auth::bearer_matches(presented.as_deref(), &expected)
+}
+
+/// A secret (or, locally, a var of that name); `None` when unset or empty.
+fn secret(env: &Env, name: &str) -> Option<String> {
+    env.secret(name).map(|s| s.to_string()).ok().filter(|s| !s.is_empty())
 }
 
 fn config(env: &Env) -> Result<Config, ApiError> {
@@ -181,17 +173,48 @@ fn error_response(err: &ApiError, request_id: &str) -> Response {
         console_error!("{request_id} {err}");
     }
     let mut response = json(err.status(), &ErrorBody::new(err, request_id));
-    if let ApiError::MethodNotAllowed { allow } = err {
-        let _ = response.headers_mut().set("allow", allow);
+    match err {
+        ApiError::MethodNotAllowed { allow } => {
+            let _ = response.headers_mut().set("allow", allow);
+        }
+        ApiError::RateLimited(decision) => response = ask::with_limit_headers(response, Some(*decision)),
+        _ => {}
     }
     response
 }
 
-/// 16 random bytes as hex; falls back to the clock if randomness is unavailable.
-fn new_request_id() -> String {
+/// 16 random bytes; falls back to the clock if randomness is unavailable.
+fn random_bytes() -> [u8; 16] {
     let mut bytes = [0u8; 16];
-    match getrandom::getrandom(&mut bytes) {
-        Ok(()) => hex(&bytes),
-        Err(_) => format!("t{}", worker::js_sys::Date::now() as u64),
+    if getrandom::getrandom(&mut bytes).is_err() {
+        bytes[..8].copy_from_slice(&(worker::js_sys::Date::now() as u64).to_be_bytes());
+    }
+    bytes
+}
+
+/// A request id: 32 hex digits.
+fn new_request_id() -> String {
+    hex(&random_bytes())
+}
+
+/// A random (version 4) UUID, as siteverify's idempotency key.
+fn random_uuid() -> String {
+    let mut b = random_bytes();
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h = hex(&b);
+    format!("{}-{}-{}-{}-{}", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..])
+}
+
+/// Prunes ended rate-limit windows and expired cache rows (cron in wrangler.toml).
+#[event(scheduled)]
+async fn scheduled(_event: worker::ScheduledEvent, env: Env, _ctx: worker::ScheduleContext) {
+    let now = (worker::js_sys::Date::now() / 1000.0) as u64;
+    let result = match config(&env) {
+        Ok(config) => guards::prune(&env, config.rate_limit_window_seconds, now).await,
+        Err(e) => Err(e),
+    };
+    if let Err(e) = result {
+        console_error!("scheduled prune failed: {e}");
     }
 }

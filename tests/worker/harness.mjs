@@ -35,7 +35,16 @@ async function waitForHealth(url, child, logs) {
   throw new Error(`wrangler dev did not become healthy:\n${logs.join('')}`);
 }
 
-/** Starts a worker; `vars` override [vars]. Returns { url, stop, logs }. */
+/** Runs SQL (one or more statements) against a worker's local D1, as the
+ * operator would; returns the rows of the last statement. */
+export function d1(persist, sql) {
+  const out = execFileSync('wrangler', ['d1', 'execute', 'DB', '--local', '--env', 'local', '--persist-to', persist, '--json', '--command', sql], {
+    cwd: ROOT, env: { ...process.env, CI: 'true' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return JSON.parse(out).at(-1).results;
+}
+
+/** Starts a worker; `vars` override [vars]. Returns { url, stop, logs, persist }. */
 export async function startWorker({ vars = {} } = {}) {
   const persist = mkdtempSync(join(tmpdir(), 'groundgate-test-'));
   const env = { ...process.env, CI: 'true' };
@@ -46,7 +55,7 @@ export async function startWorker({ vars = {} } = {}) {
   const varArgs = Object.entries({ ADMIN_TOKEN, ...vars }).flatMap(([k, v]) => ['--var', `${k}:${v}`]);
   const child = spawn('wrangler', [
     'dev', '--env', 'local', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persist,
-    '--show-interactive-dev-session=false', '--inspector-port', '0', ...varArgs,
+    '--show-interactive-dev-session=false', '--inspector-port', '0', '--test-scheduled', ...varArgs,
   ], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const logs = [];
   child.stdout.on('data', (d) => logs.push(d.toString()));
@@ -58,7 +67,7 @@ export async function startWorker({ vars = {} } = {}) {
     await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
     rmSync(persist, { recursive: true, force: true });
   };
-  return { url, stop, logs };
+  return { url, stop, logs, persist };
 }
 
 /** The Markdown documents of a corpus folder, as scripts/ingest sends them. */
@@ -78,11 +87,12 @@ export async function ingest(url, documents, { complete = true, token = ADMIN_TO
   return { status: res.status, body: await res.json() };
 }
 
-export async function ask(url, question, extra = {}) {
+/** POST /ask; `headers` adds request headers (e.g. CF-Connecting-IP). */
+export async function ask(url, question, extra = {}, headers = {}) {
   const res = await fetch(`${url}/ask`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify({ question, ...extra }),
   });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, headers: res.headers, body: await res.json() };
 }

@@ -1,0 +1,127 @@
+//! The D1 halves of the rate limit and the answer cache, and the Cache API tier.
+
+use serde::Deserialize;
+use worker::wasm_bindgen::JsValue;
+use worker::{Cache, D1Database, Env, Headers, Response};
+
+use crate::cache::Tier;
+use crate::error::ApiError;
+use crate::rate_limit::{self, Decision};
+
+fn dependency(context: &'static str) -> impl Fn(worker::Error) -> ApiError {
+    move |e| ApiError::Dependency(format!("D1 {context}: {e}"))
+}
+
+fn database(env: &Env) -> Result<D1Database, ApiError> {
+    env.d1("DB").map_err(|_| ApiError::Misconfigured("the D1 binding DB is missing".into()))
+}
+
+#[derive(Deserialize)]
+struct Count {
+    count: u32,
+}
+
+/// Counts this request in its client's window, in one atomic statement, and
+/// decides. A D1 failure fails closed (the caller answers 503).
+pub async fn count_request(env: &Env, client_key: &str, limit: u32, window_seconds: u64, now: u64) -> Result<Decision, ApiError> {
+    let window = rate_limit::window(now, window_seconds);
+    let row: Option<Count> = database(env)?
+        .prepare(
+            "INSERT INTO rate_limits (client_key, window_start, count) VALUES (?1, ?2, 1) \
+             ON CONFLICT (client_key, window_start) DO UPDATE SET count = count + 1 \
+             RETURNING count",
+        )
+        .bind(&[client_key.into(), JsValue::from(window.start as f64)])
+        .map_err(dependency("bind rate limit"))?
+        .first(None)
+        .await
+        .map_err(dependency("rate limit"))?;
+    let count = row.ok_or_else(|| ApiError::Dependency("D1 rate limit: no row returned".into()))?.count;
+    Ok(rate_limit::decide(count, limit, window))
+}
+
+/// Deletes windows that have ended and cache rows that have expired.
+pub async fn prune(env: &Env, window_seconds: u64, now: u64) -> Result<(), ApiError> {
+    let db = database(env)?;
+    let statements = vec![
+        db.prepare("DELETE FROM rate_limits WHERE window_start + ?1 <= ?2")
+            .bind(&[JsValue::from(window_seconds as f64), JsValue::from(now as f64)])
+            .map_err(dependency("bind prune"))?,
+        db.prepare("DELETE FROM answer_cache WHERE pinned = 0 AND expires_at <= ?1")
+            .bind(&[JsValue::from(now as f64)])
+            .map_err(dependency("bind prune"))?,
+    ];
+    db.batch(statements).await.map_err(dependency("prune"))?;
+    Ok(())
+}
+
+/// The Cache API key for an answer key. Any URL works as a Cache API key; this
+/// host is never fetched.
+fn edge_url(key: &str) -> String {
+    format!("https://groundgate.cache/answers/{key}")
+}
+
+#[derive(Deserialize)]
+struct StoredAnswer {
+    response: String,
+}
+
+/// The stored response JSON for `key`: the Cache API first, then D1 (refilling
+/// the Cache API). Read failures are logged and count as a miss: the cache is an
+/// optimisation, never a reason to fail a request.
+pub async fn lookup(env: &Env, key: &str, now: u64, ttl: u64) -> Option<(String, Tier)> {
+    let edge = Cache::default();
+    if let Ok(Some(mut hit)) = edge.get(edge_url(key).as_str(), false).await {
+        if let Ok(text) = hit.text().await {
+            return Some((text, Tier::Edge));
+        }
+    }
+    let row: Option<StoredAnswer> = match database(env).ok()?
+        .prepare("SELECT response FROM answer_cache WHERE key = ?1 AND (pinned = 1 OR expires_at > ?2)")
+        .bind(&[key.into(), JsValue::from(now as f64)])
+        .ok()?
+        .first(None)
+        .await
+    {
+        Ok(row) => row,
+        Err(e) => {
+            worker::console_warn!("cache read failed, treated as a miss: {e}");
+            None
+        }
+    };
+    let stored = row?.response;
+    put_edge(key, &stored, ttl).await;
+    Some((stored, Tier::D1))
+}
+
+/// Stores an answer in both tiers. A pinned row is never overwritten.
+pub async fn store(env: &Env, key: &str, status: &str, response: &str, now: u64, ttl: u64) {
+    let statement = database(env).and_then(|db| {
+        db.prepare(
+            "INSERT INTO answer_cache (key, status, response, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5) \
+             ON CONFLICT (key) DO UPDATE SET status = excluded.status, response = excluded.response, \
+             created_at = excluded.created_at, expires_at = excluded.expires_at WHERE answer_cache.pinned = 0",
+        )
+        .bind(&[key.into(), status.into(), response.into(), JsValue::from(now as f64), JsValue::from((now + ttl) as f64)])
+        .map_err(dependency("bind cache"))
+    });
+    let written = match statement {
+        Ok(statement) => statement.run().await.map_err(dependency("cache write")).map(|_| ()),
+        Err(e) => Err(e),
+    };
+    if let Err(e) = written {
+        worker::console_warn!("cache write failed, answer served uncached: {e}");
+    }
+    put_edge(key, response, ttl).await;
+}
+
+async fn put_edge(key: &str, body: &str, ttl: u64) {
+    let headers = Headers::new();
+    let _ = headers.set("content-type", "application/json");
+    // The Cache API only keeps responses that say how long they may live.
+    let _ = headers.set("cache-control", &format!("max-age={ttl}"));
+    let response = Response::builder().with_headers(headers).fixed(body.as_bytes().to_vec());
+    if let Err(e) = Cache::default().put(edge_url(key).as_str(), response).await {
+        worker::console_warn!("edge cache write failed: {e}");
+    }
+}

@@ -1,0 +1,145 @@
+// Turnstile under workerd against a local siteverify that behaves like the
+// documented service: every outcome fails closed except a verified token.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { startWorker, ingest, ask, corpusDocuments, ADMIN_TOKEN } from './harness.mjs';
+import { startFakeSiteverify, SECRETS } from './fake-siteverify.mjs';
+
+let fake;
+const workers = {};
+const QUESTION = 'How much does the Dedicated Desk plan cost?';
+
+/** A loopback port with nothing listening: siteverify "down". */
+async function closedPort() {
+  const server = createServer();
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address();
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+before(async () => {
+  fake = await startFakeSiteverify();
+  const base = { TURNSTILE_SITEVERIFY_URL: fake.url, TURNSTILE_TIMEOUT_MS: '1000' };
+  const down = `http://127.0.0.1:${await closedPort()}/siteverify`;
+  const [pass, fail, spent, unreachable, production] = await Promise.all([
+    startWorker({ vars: { ...base, TURNSTILE_SECRET: SECRETS.pass, TURNSTILE_ACTION: 'ask' } }),
+    startWorker({ vars: { ...base, TURNSTILE_SECRET: SECRETS.fail } }),
+    startWorker({ vars: { ...base, TURNSTILE_SECRET: SECRETS.spent } }),
+    startWorker({ vars: { ...base, TURNSTILE_SECRET: SECRETS.pass, TURNSTILE_SITEVERIFY_URL: down } }),
+    startWorker({ vars: { ...base, ENVIRONMENT: 'production', IP_HASH_KEY: 'k' } }),
+  ]);
+  Object.assign(workers, { pass, fail, spent, unreachable, production });
+  await ingest(pass.url, corpusDocuments());
+});
+after(async () => {
+  await Promise.all(Object.values(workers).map((w) => w.stop()));
+  await fake?.stop();
+});
+
+test('1x secret: a fresh token passes and the answer is served', async () => {
+  const { status, body } = await ask(workers.pass.url, QUESTION, { token: 'token-a' });
+  assert.equal(status, 200);
+  assert.equal(body.status, 'answered');
+  const stage = body.stages.find((s) => s.name === 'turnstile');
+  assert.deepEqual([stage.status, stage.detail], ['passed', 'siteverify: success']);
+  const call = fake.calls.find((c) => c.response === 'token-a');
+  assert.equal(call.secret, SECRETS.pass);
+  assert.equal(call.contentType, 'application/x-www-form-urlencoded');
+  assert.match(call.idempotency_key, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+});
+
+test('a token is single use: the second use is refused', async () => {
+  assert.equal((await ask(workers.pass.url, QUESTION, { token: 'token-b' })).status, 200);
+  const { status, body } = await ask(workers.pass.url, QUESTION, { token: 'token-b' });
+  assert.equal(status, 403);
+  assert.equal(body.error.code, 'turnstile_failed');
+  assert.match(body.error.message, /timeout-or-duplicate/);
+});
+
+test('the client IP is sent as remoteip', async () => {
+  await ask(workers.pass.url, QUESTION, { token: 'token-ip' }, { 'cf-connecting-ip': '203.0.113.7' });
+  assert.equal(fake.calls.find((c) => c.response === 'token-ip').remoteip, '203.0.113.7');
+});
+
+test('internal-error is retried once with the same idempotency key', async () => {
+  const { status } = await ask(workers.pass.url, QUESTION, { token: 'internal-error-once' });
+  assert.equal(status, 200);
+  const calls = fake.calls.filter((c) => c.response === 'internal-error-once');
+  assert.equal(calls.length, 2);
+  assert.equal(calls[0].idempotency_key, calls[1].idempotency_key);
+});
+
+test('2x secret: always fails', async () => {
+  const { status, body } = await ask(workers.fail.url, QUESTION, { token: 'anything' });
+  assert.equal(status, 403);
+  assert.equal(body.error.code, 'turnstile_failed');
+  assert.match(body.error.message, /invalid-input-response/);
+});
+
+test('3x secret: timeout-or-duplicate', async () => {
+  const { status, body } = await ask(workers.spent.url, QUESTION, { token: 'anything' });
+  assert.equal(status, 403);
+  assert.match(body.error.message, /timeout-or-duplicate/);
+});
+
+test('a missing token is refused without a call', async () => {
+  const before = fake.calls.length;
+  const { status, body } = await ask(workers.pass.url, QUESTION);
+  assert.equal(status, 403);
+  assert.match(body.error.message, /missing-input-response/);
+  assert.equal(fake.calls.length, before);
+});
+
+test('an oversize token is rejected without a call', async () => {
+  const before = fake.calls.length;
+  const { status } = await ask(workers.pass.url, QUESTION, { token: 't'.repeat(2049) });
+  assert.equal(status, 400);
+  assert.equal(fake.calls.length, before);
+});
+
+test('siteverify down: fail closed', async () => {
+  const { status, body } = await ask(workers.unreachable.url, QUESTION, { token: 'x' });
+  assert.equal(status, 403);
+  assert.equal(body.error.code, 'turnstile_failed');
+  assert.match(body.error.message, /siteverify-unreachable/);
+});
+
+test('siteverify hangs: fail closed after the timeout', async () => {
+  const started = Date.now();
+  const { status, body } = await ask(workers.pass.url, QUESTION, { token: 'hang' });
+  assert.equal(status, 403);
+  assert.match(body.error.message, /siteverify-timeout/);
+  assert.ok(Date.now() - started < 5000, 'bounded by TURNSTILE_TIMEOUT_MS');
+});
+
+test('production without TURNSTILE_SECRET: /ask refuses to run, naming the secret', async () => {
+  const { status, body } = await ask(workers.production.url, QUESTION, { token: 'x' });
+  assert.equal(status, 503);
+  assert.equal(body.error.code, 'misconfigured');
+  assert.match(body.error.message, /TURNSTILE_SECRET/);
+});
+
+test('development without a secret says plainly that it skipped', async () => {
+  const dev = await startWorker();
+  try {
+    const { body } = await ask(dev.url, QUESTION);
+    const stage = body.stages.find((s) => s.name === 'turnstile');
+    assert.equal(stage.status, 'skipped');
+    assert.match(stage.detail, /no TURNSTILE_SECRET configured/);
+  } finally {
+    await dev.stop();
+  }
+});
+
+test('the admin token bypasses Turnstile (for the eval runner)', async () => {
+  const res = await fetch(`${workers.pass.url}/ask`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+    body: JSON.stringify({ question: QUESTION }),
+  });
+  assert.equal(res.status, 200);
+  const stage = (await res.json()).stages.find((s) => s.name === 'turnstile');
+  assert.equal(stage.status, 'skipped');
+});
