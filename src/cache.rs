@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use crate::chunk::hex;
 use crate::config::Config;
 use crate::pipeline::ANSWERING_STAGES;
-use crate::response::{Stage, Status};
+use crate::response::{Reason, Stage, Status};
 
 /// The question as the cache sees it: lowercase, single spaces, no trailing
 /// punctuation. "How much is a Day Pass?" and "how much is a day pass" share a key.
@@ -29,9 +29,14 @@ pub fn key(question: &str, corpus_version: &str, config: &Config) -> String {
     hex(&hasher.finalize())
 }
 
-/// Only answers and refusals are cached; blocks and failures never are.
-pub fn cacheable(status: Status) -> bool {
-    matches!(status, Status::Answered | Status::Refused)
+/// Only answers and refusals about the question are cached; blocks and
+/// refusals caused by a failing model never are.
+pub fn cacheable(status: Status, reason: Option<Reason>) -> bool {
+    match status {
+        Status::Answered => true,
+        Status::Refused => reason.is_some_and(Reason::is_about_the_question),
+        Status::Blocked => false,
+    }
 }
 
 /// Which tier served a hit.
@@ -88,9 +93,11 @@ mod tests {
 
     #[test]
     fn only_answers_and_refusals_are_cached() {
-        assert!(cacheable(Status::Answered));
-        assert!(cacheable(Status::Refused));
-        assert!(!cacheable(Status::Blocked));
+        assert!(cacheable(Status::Answered, None));
+        assert!(cacheable(Status::Refused, Some(Reason::NoEvidence)));
+        assert!(!cacheable(Status::Refused, Some(Reason::ModelUnavailable)));
+        assert!(!cacheable(Status::Refused, Some(Reason::ModelOutputInvalid)));
+        assert!(!cacheable(Status::Blocked, None));
     }
 
     #[test]

@@ -6,19 +6,41 @@ use std::str::FromStr;
 
 use crate::error::ApiError;
 
-/// Which engine answers. Only the local engine exists so far.
+use crate::cost::Price;
+
+/// Which engine answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Engine {
     /// BM25 over D1 FTS5, extractive answers, deterministic scoring. Zero cost.
     Local,
+    /// Workers AI embeddings over Vectorize fused with BM25, a generation model,
+    /// and a judge model for decomposition and entailment. Paid, behind the cap.
+    WorkersAi,
 }
 
 impl Engine {
     pub fn as_str(self) -> &'static str {
         match self {
             Engine::Local => "local",
+            Engine::WorkersAi => "workers-ai",
         }
     }
+}
+
+/// Default models: the judge is of another family than the generator, since a
+/// model grading its own output is a known weakness.
+pub const DEFAULT_EMBEDDING_MODEL: &str = "@cf/baai/bge-base-en-v1.5";
+pub const DEFAULT_GENERATION_MODEL: &str = "@cf/meta/llama-3.3-70b-instruct-fp8-fast";
+pub const DEFAULT_JUDGE_MODEL: &str = "@cf/mistralai/mistral-small-3.1-24b-instruct";
+
+/// Neurons per million (input, output) tokens of the default models, from the
+/// Workers AI pricing page; `PRICES` overrides or extends them.
+fn default_prices() -> Vec<(String, Price)> {
+    vec![
+        (DEFAULT_EMBEDDING_MODEL.into(), Price { input: 6058.0, output: 0.0 }),
+        (DEFAULT_GENERATION_MODEL.into(), Price { input: 26668.0, output: 204805.0 }),
+        (DEFAULT_JUDGE_MODEL.into(), Price { input: 31876.0, output: 50488.0 }),
+    ]
 }
 
 /// The thresholds and limits the pipeline runs with.
@@ -53,6 +75,23 @@ pub struct Config {
     pub rate_limit_window_seconds: u64,
     /// How long a cached answer lives (pinned ones never expire).
     pub cache_ttl_seconds: u64,
+    pub embedding_model: String,
+    /// Vectorize index dimensions; must match the embedding model's output.
+    pub embedding_dimensions: usize,
+    pub generation_model: String,
+    pub judge_model: String,
+    /// `max_tokens` of every generation and judge call.
+    pub max_tokens: u32,
+    /// Evidence gate (Workers AI): the best vector match must score at least this.
+    pub vector_min_score: f64,
+    /// Bound on one AI or Vectorize call.
+    pub ai_timeout_ms: u32,
+    /// Neurons per million tokens, per model.
+    pub prices: Vec<(String, Price)>,
+    /// The day's (UTC) spend cap, in dollars of Workers AI usage.
+    pub daily_cap_usd: f64,
+    /// When the cap is reached, answer with the zero-cost local engine instead of 503.
+    pub budget_fallback_local: bool,
 }
 
 impl Default for Config {
@@ -73,6 +112,16 @@ impl Default for Config {
             rate_limit: 10,
             rate_limit_window_seconds: 3600,
             cache_ttl_seconds: 86400,
+            embedding_model: DEFAULT_EMBEDDING_MODEL.into(),
+            embedding_dimensions: 768,
+            generation_model: DEFAULT_GENERATION_MODEL.into(),
+            judge_model: DEFAULT_JUDGE_MODEL.into(),
+            max_tokens: 512,
+            vector_min_score: 0.55,
+            ai_timeout_ms: 20_000,
+            prices: default_prices(),
+            daily_cap_usd: 1.0,
+            budget_fallback_local: false,
         }
     }
 }
@@ -84,9 +133,17 @@ impl Config {
         let d = Config::default();
         let engine = match var("ENGINE").as_deref().map(str::trim) {
             None | Some("local") => Engine::Local,
+            Some("workers-ai") => Engine::WorkersAi,
             Some(other) => return Err(ApiError::Misconfigured(format!("ENGINE {other:?} is not a known engine"))),
         };
-        Ok(Config {
+        let mut prices = d.prices.clone();
+        if let Some(raw) = text(&var, "PRICES") {
+            for (model, price) in parse_prices(&raw)? {
+                prices.retain(|(m, _)| *m != model);
+                prices.push((model, price));
+            }
+        }
+        let config = Config {
             engine,
             production: var("ENVIRONMENT").is_some_and(|v| v.trim() == "production"),
             top_k: parse(&var, "TOP_K", d.top_k, 1, 20)?,
@@ -102,12 +159,33 @@ impl Config {
             rate_limit: parse(&var, "RATE_LIMIT", d.rate_limit, 1, 1_000_000)?,
             rate_limit_window_seconds: parse(&var, "RATE_LIMIT_WINDOW_SECONDS", d.rate_limit_window_seconds, 1, 86_400 * 7)?,
             cache_ttl_seconds: parse(&var, "CACHE_TTL_SECONDS", d.cache_ttl_seconds, 0, 86_400 * 365)?,
-        })
+            embedding_model: text(&var, "EMBEDDING_MODEL").unwrap_or(d.embedding_model),
+            embedding_dimensions: parse(&var, "EMBEDDING_DIMENSIONS", d.embedding_dimensions, 1, 8192)?,
+            generation_model: text(&var, "GENERATION_MODEL").unwrap_or(d.generation_model),
+            judge_model: text(&var, "JUDGE_MODEL").unwrap_or(d.judge_model),
+            max_tokens: parse(&var, "MAX_TOKENS", d.max_tokens, 16, 4096)?,
+            vector_min_score: parse(&var, "VECTOR_MIN_SCORE", d.vector_min_score, -1.0, 1.0)?,
+            ai_timeout_ms: parse(&var, "AI_TIMEOUT_MS", d.ai_timeout_ms, 100, 120_000)?,
+            prices,
+            daily_cap_usd: parse(&var, "DAILY_CAP_USD", d.daily_cap_usd, 0.0, 1_000_000.0)?,
+            budget_fallback_local: var("BUDGET_FALLBACK").is_some_and(|v| v.trim() == "local"),
+        };
+        for model in [&config.embedding_model, &config.generation_model, &config.judge_model] {
+            if !config.prices.iter().any(|(m, _)| m == model) {
+                return Err(ApiError::Misconfigured(format!("PRICES has no price for {model}")));
+            }
+        }
+        Ok(config)
+    }
+
+    /// The day's cap in neurons.
+    pub fn daily_cap_neurons(&self) -> f64 {
+        self.daily_cap_usd / crate::cost::USD_PER_NEURON
     }
 
     /// Every setting that changes what an answer is, for the cache key.
     pub fn answer_fingerprint(&self) -> String {
-        format!(
+        let mut fingerprint = format!(
             "engine={} top_k={} evidence={} answer={} mean={} claim={} sentences={}",
             self.engine.as_str(),
             self.top_k,
@@ -116,8 +194,25 @@ impl Config {
             self.gate_min_mean,
             self.gate_min_claim,
             self.max_answer_sentences
-        )
+        );
+        if self.engine == Engine::WorkersAi {
+            fingerprint += &format!(
+                " embed={} gen={} judge={} max_tokens={} vector_floor={}",
+                self.embedding_model, self.generation_model, self.judge_model, self.max_tokens, self.vector_min_score
+            );
+        }
+        fingerprint
     }
+}
+
+/// `PRICES`: a JSON object of model -> [input, output] neurons per million tokens.
+fn parse_prices(raw: &str) -> Result<Vec<(String, Price)>, ApiError> {
+    let bad = || ApiError::Misconfigured("PRICES must be a JSON object of model -> [input, output] neurons per million tokens".into());
+    let table: std::collections::BTreeMap<String, [f64; 2]> = serde_json::from_str(raw).map_err(|_| bad())?;
+    if table.values().flatten().any(|n| !n.is_finite() || *n < 0.0) {
+        return Err(bad());
+    }
+    Ok(table.into_iter().map(|(model, [input, output])| (model, Price { input, output })).collect())
 }
 
 /// A non-empty text variable.
@@ -151,6 +246,18 @@ mod tests {
     #[test]
     fn unset_vars_take_defaults() {
         assert_eq!(Config::from_vars(vars(&[])).unwrap(), Config::default());
+    }
+
+    #[test]
+    fn models_need_prices() {
+        let cfg = Config::from_vars(vars(&[("ENGINE", "workers-ai"), ("JUDGE_MODEL", "@cf/x/judge"), ("PRICES", r#"{"@cf/x/judge": [10, 20]}"#)])).unwrap();
+        assert_eq!(cfg.engine, Engine::WorkersAi);
+        assert!(cfg.prices.iter().any(|(m, p)| m == "@cf/x/judge" && p.output == 20.0));
+        let err = Config::from_vars(vars(&[("JUDGE_MODEL", "@cf/x/unpriced")])).unwrap_err();
+        assert!(err.public_message().contains("@cf/x/unpriced"));
+        assert!(Config::from_vars(vars(&[("PRICES", "[1]")])).is_err());
+        let cap = Config::from_vars(vars(&[("DAILY_CAP_USD", "0.011")])).unwrap();
+        assert!((cap.daily_cap_neurons() - 1000.0).abs() < 1e-6);
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! - [`ingest`]: the diff between stored and incoming passages, and the corpus version.
 //! - [`request`]: the `/ask` request parsed at the edge into a typed question.
 //! - [`config`]: `[vars]` parsed into typed thresholds and limits.
+//! - [`cost`]: usage into neurons and dollars; a request's upper-bound cost.
 //! - [`turnstile`]: the siteverify request body and the decision on its answer.
 //! - [`rate_limit`]: client keys (HMAC of the IP), fixed windows, decisions, headers.
 //! - [`cache`]: the answer cache key, what is cacheable, serving a stored answer.
@@ -19,6 +20,8 @@
 //! - [`answer`]: the local engine's extractive answerer (verbatim sentences).
 //! - [`support`]: deterministic entailment and sanity caps for each claim.
 //! - [`gate`]: the groundedness gate.
+//! - [`models`]: the paid calls as a trait (embed, chat, nearest); `NoModels` for the local engine.
+//! - [`prompts`]: the Workers AI engine's prompts and lenient parsing of model output.
 //! - [`pipeline`]: the stages in order, over the [`pipeline::Corpus`] trait.
 //! - [`response`]: the wire types (`AskResponse`, stages, errors).
 //! - [`error`]: one error enum, one mapping to status + stable code.
@@ -34,6 +37,7 @@ pub mod auth;
 pub mod cache;
 pub mod chunk;
 pub mod config;
+pub mod cost;
 pub mod error;
 pub mod evidence;
 pub mod gate;
@@ -41,7 +45,9 @@ pub mod ingest;
 pub mod intent;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod memory;
+pub mod models;
 pub mod pipeline;
+pub mod prompts;
 pub mod rate_limit;
 pub mod request;
 pub mod response;

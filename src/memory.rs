@@ -74,6 +74,10 @@ impl Corpus for MemoryCorpus {
         Ok(crate::ingest::corpus_version(&hashes))
     }
 
+    async fn passages(&self, ids: &[String]) -> Result<Vec<StoredHit>, ApiError> {
+        Ok(self.passages.iter().map(|(p, _)| p).filter(|p| ids.contains(&p.id)).map(stored).collect())
+    }
+
     async fn lookup(&self, terms: &[String], _expression: &str, k: usize) -> Result<Lookup, ApiError> {
         let total: usize = self.passages.iter().map(|(_, t)| t.len()).sum();
         let avg_len = total as f64 / self.passages.len().max(1) as f64;
@@ -88,11 +92,11 @@ impl Corpus for MemoryCorpus {
         Ok(Lookup {
             total_passages: self.passages.len() as u32,
             doc_freqs: terms.iter().map(|t| self.doc_freq(t)).collect(),
-            hits: scored
-                .into_iter()
-                .take(k)
-                .map(|(_, p)| StoredHit { id: p.id.clone(), doc: p.doc.clone(), section: p.section.clone(), text: p.text.clone() })
-                .collect(),
+            hits: scored.into_iter().take(k).map(|(_, p)| stored(p)).collect(),
         })
     }
+}
+
+fn stored(p: &Passage) -> StoredHit {
+    StoredHit { id: p.id.clone(), doc: p.doc.clone(), section: p.section.clone(), text: p.text.clone() }
 }

@@ -1,17 +1,27 @@
 //! The answering stages in order: retrieve → evidence gate → generate →
-//! decompose → entail → sanity → gate. Each stage is a call into its module; this
-//! file only sequences them, times them and shapes the one response.
+//! decompose → entail → sanity → gate. Each stage calls into its module; this
+//! file sequences them, times them, meters the paid calls and shapes the one
+//! response.
 //!
-//! The guards (Turnstile, rate limit, cache, spend cap) run before [`Pipeline::run`]
-//! in the glue and hand their finished stages in, so the response lists every stage
-//! that ran, in order.
+//! Two engines share the sequence. The local engine quotes sentences and scores
+//! them deterministically; the Workers AI engine (when `models` is set) adds
+//! vector retrieval, a generator and a judge, and keeps the deterministic caps
+//! and gates on top, so a fooled judge cannot pass a number the passages lack.
+//!
+//! The guards (Turnstile, rate limit, cache, spend cap) run before
+//! [`Pipeline::run`] in the glue and hand their finished stages in.
+
+use serde_json::Value;
 
 use crate::answer;
 use crate::config::Config;
+use crate::cost::{self, Usage};
 use crate::error::ApiError;
 use crate::evidence::{self, Evidence, Focus};
 use crate::gate::{self, GateFailure};
 use crate::intent;
+use crate::models::{Message, ModelError, Models, NoModels};
+use crate::prompts;
 use crate::response::{
     AskResponse, CacheInfo, Citation, Claim, Cost, EngineInfo, Groundedness, Reason, Retrieved, Stage,
     StageStatus, Status,
@@ -23,7 +33,13 @@ use crate::text;
 /// The stages [`Pipeline::run`] adds, in order; everything before them is a guard.
 pub const ANSWERING_STAGES: &[&str] = &["retrieve", "evidence", "generate", "decompose", "entail", "sanity", "gate"];
 
-/// A passage as the store returns it, in BM25 order.
+/// Content-word overlap below which a judged claim is capped: the judge cited
+/// passages that share almost nothing with the claim.
+pub const OVERLAP_FLOOR: f64 = 0.15;
+/// The cap for a judged claim under the overlap floor.
+pub const OVERLAP_CAP: f64 = 0.4;
+
+/// A passage as the store returns it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredHit {
     pub id: String,
@@ -51,6 +67,8 @@ pub trait Corpus {
     /// Document frequencies of `terms` and the top `k` passages for `expression`
     /// (an FTS5 match expression), in one round trip.
     async fn lookup(&self, terms: &[String], expression: &str, k: usize) -> Result<Lookup, ApiError>;
+    /// The passages with these ids (any order; unknown ids are left out).
+    async fn passages(&self, ids: &[String]) -> Result<Vec<StoredHit>, ApiError>;
 }
 
 /// Milliseconds since some fixed point; injected so tests are deterministic.
@@ -59,34 +77,54 @@ pub trait Clock {
 }
 
 /// One question through the answering stages.
-pub struct Pipeline<'a, C, K> {
+pub struct Pipeline<'a, C, K, M> {
     pub corpus: &'a C,
     pub clock: &'a K,
     pub config: &'a Config,
+    /// The paid models; `None` runs the local engine.
+    pub models: Option<&'a M>,
+}
+
+impl<'a, C: Corpus, K: Clock> Pipeline<'a, C, K, NoModels> {
+    /// The local engine: no paid call can happen.
+    pub fn local(corpus: &'a C, clock: &'a K, config: &'a Config) -> Self {
+        Pipeline { corpus, clock, config, models: None }
+    }
+}
+
+/// Paid calls made so far and what they cost.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct Meter {
+    pub calls: u32,
+    pub neurons: f64,
 }
 
 /// What the stages have established so far; becomes the response.
 #[derive(Default)]
 struct Findings {
+    stages: Vec<Stage>,
     retrieval: Vec<Retrieved>,
     claims: Vec<ClaimCheck>,
     groundedness: Option<Groundedness>,
+    meter: Meter,
 }
 
-impl<C: Corpus, K: Clock> Pipeline<'_, C, K> {
-    /// Runs the stages after the guards. `stages` holds the guards' finished stages.
-    pub async fn run(
-        &self,
-        request_id: &str,
-        question: &str,
-        corpus_version: &str,
-        mut stages: Vec<Stage>,
-    ) -> Result<AskResponse, ApiError> {
-        let mut findings = Findings::default();
-        let respond = |stages, findings, status, reason, answer| {
-            self.response(request_id, corpus_version, stages, findings, status, reason, answer)
-        };
+/// How the answering stages ended, before it is shaped into a response.
+enum Ending {
+    Answered(String),
+    Refused(Reason),
+}
 
+impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
+    /// Runs the stages after the guards. `stages` holds the guards' finished stages.
+    /// `Err` only for a failing store (D1); model failures are refusals.
+    pub async fn run(&self, request_id: &str, question: &str, corpus_version: &str, stages: Vec<Stage>) -> Result<AskResponse, ApiError> {
+        let mut findings = Findings { stages, ..Findings::default() };
+        let ending = self.stages(question, &mut findings).await?;
+        Ok(self.response(request_id, corpus_version, findings, ending))
+    }
+
+    async fn stages(&self, question: &str, f: &mut Findings) -> Result<Ending, ApiError> {
         // retrieve
         let started = self.clock.now_ms();
         let keyed = text::keyed_terms(question);
@@ -95,66 +133,58 @@ impl<C: Corpus, K: Clock> Pipeline<'_, C, K> {
             Some(expression) => self.corpus.lookup(&terms, &expression, self.config.top_k).await?,
             None => Lookup::default(),
         };
-        let hits = ranked_hits(lookup.hits);
-        findings.retrieval = hits.iter().map(retrieved).collect();
-        stages.push(self.stage(
-            "retrieve",
-            StageStatus::Passed,
-            started,
-            format!("{} passages by BM25 over {} question terms", hits.len(), terms.len()),
-        ));
+        let lexical_count = lookup.hits.len();
+        let vector = match self.models {
+            Some(models) => match self.nearest(models, question, &mut f.meter).await {
+                Ok(matches) => Some(matches),
+                Err(e) => return Ok(self.model_failed(f, "retrieve", started, &e)),
+            },
+            None => None,
+        };
+        let hits = self.fuse(lookup.hits, vector.as_deref()).await?;
+        f.retrieval = hits.iter().map(retrieved).collect();
+        let detail = match &vector {
+            Some(v) => format!("{} passages: {lexical_count} by BM25, {} by vector, fused by reciprocal rank", hits.len(), v.len()),
+            None => format!("{} passages by BM25 over {} question terms", hits.len(), terms.len()),
+        };
+        f.stages.push(self.stage("retrieve", StageStatus::Passed, started, detail));
 
         // evidence gate
         let started = self.clock.now_ms();
         let focus = Focus::new(&keyed, &lookup.doc_freqs, lookup.total_passages);
-        match evidence::judge(&focus, &hits, self.config.evidence_min_coverage) {
+        let verdict = match self.weak_vectors(vector.as_deref(), lexical_count) {
+            Some(why) => Evidence::Insufficient { coverage: 0.0, why },
+            None => evidence::judge(&focus, &hits, self.config.evidence_min_coverage),
+        };
+        match verdict {
             Evidence::Insufficient { why, .. } => {
-                stages.push(self.stage("evidence", StageStatus::Refused, started, why));
-                return Ok(respond(stages, findings, Status::Refused, Some(Reason::NoEvidence), None));
+                f.stages.push(self.stage("evidence", StageStatus::Refused, started, why));
+                return Ok(Ending::Refused(Reason::NoEvidence));
             }
-            Evidence::Sufficient { coverage } => stages.push(self.stage(
-                "evidence",
-                StageStatus::Passed,
-                started,
-                format!("the passages cover {:.0}% of the question", coverage * 100.0),
-            )),
+            Evidence::Sufficient { coverage } => {
+                let detail = format!("the passages cover {:.0}% of the question", coverage * 100.0);
+                f.stages.push(self.stage("evidence", StageStatus::Passed, started, detail));
+            }
         }
 
-        // generate: the local engine quotes, it does not write
-        let started = self.clock.now_ms();
         let expected = intent::expected(question);
-        let quotes = answer::extract(&focus, expected, &hits, self.config.max_answer_sentences);
-        let answer_text = answer::compose(&quotes);
-        let quoted_from: Vec<&str> = quotes.iter().map(|q| q.passage_id.as_str()).collect();
-        stages.push(self.stage(
-            "generate",
-            StageStatus::Passed,
-            started,
-            format!("extractive: quoted {} sentences from {}", quotes.len(), quoted_from.join(", ")),
-        ));
-
-        // decompose: each quoted sentence is one claim
-        let started = self.clock.now_ms();
-        let claim_texts: Vec<&str> = quotes.iter().map(|q| q.sentence.as_str()).collect();
-        stages.push(self.stage("decompose", StageStatus::Passed, started, format!("{} claims", claim_texts.len())));
-
-        // entail + sanity: scored together per passage, reported as two stages
-        let started = self.clock.now_ms();
-        findings.claims = claim_texts.iter().map(|c| support::check(c, &hits)).collect();
-        let entailments: Vec<String> = findings.claims.iter().map(|c| format!("{:.2}", c.entailment)).collect();
-        stages.push(self.stage("entail", StageStatus::Passed, started, format!("scores [{}]", entailments.join(", "))));
-        let started = self.clock.now_ms();
-        let caps: Vec<String> = findings.claims.iter().flat_map(|c| c.caps.iter().cloned()).collect();
-        let sanity_detail = if caps.is_empty() { "no caps applied".to_string() } else { caps.join("; ") };
-        stages.push(self.stage("sanity", StageStatus::Passed, started, sanity_detail));
+        let claims = match self.models {
+            None => self.quote(&focus, expected, &hits, f),
+            Some(models) => match self.generate_and_judge(models, question, &hits, f).await {
+                Ok(claims) => claims,
+                Err(ending) => return Ok(ending),
+            },
+        };
+        let answer_text = claims.0;
+        f.claims = claims.1;
 
         // gate
         let started = self.clock.now_ms();
         let answer_terms = text::distinct_terms(&answer_text);
-        let scores: Vec<f64> = findings.claims.iter().map(|c| c.score).collect();
+        let scores: Vec<f64> = f.claims.iter().map(|c| c.score).collect();
         let kind_met = expected.is_none_or(|kind| intent::satisfied(kind, &answer_text));
         let verdict = gate::decide(&scores, focus.coverage(&answer_terms), kind_met, self.config);
-        findings.groundedness = Some(Groundedness {
+        f.groundedness = Some(Groundedness {
             mean: round(verdict.mean),
             min: round(verdict.min),
             threshold: self.config.gate_min_mean,
@@ -165,35 +195,205 @@ impl<C: Corpus, K: Clock> Pipeline<'_, C, K> {
         });
         let gate_detail = format!(
             "mean {:.2} (>= {:.2}), min {:.2} (>= {:.2}), question coverage {:.2} (>= {:.2})",
-            verdict.mean,
-            self.config.gate_min_mean,
-            verdict.min,
-            self.config.gate_min_claim,
-            verdict.coverage,
-            self.config.answer_min_coverage
+            verdict.mean, self.config.gate_min_mean, verdict.min, self.config.gate_min_claim, verdict.coverage, self.config.answer_min_coverage
         );
-        match verdict.failure {
-            None => {
-                stages.push(self.stage("gate", StageStatus::Passed, started, gate_detail));
-                Ok(respond(stages, findings, Status::Answered, None, Some(answer_text)))
-            }
-            Some(failure) => {
-                let missing = focus.missing(&answer_terms);
-                let detail = match (failure, expected) {
-                    (GateFailure::OffQuestion, Some(kind)) if !kind_met => {
-                        format!("{gate_detail}; the question asks for {}, the answer states none", kind.describe())
-                    }
-                    (GateFailure::OffQuestion, _) => {
-                        format!("{gate_detail}; the answer does not address: {}", missing.join(", "))
-                    }
-                    (GateFailure::BelowThreshold, _) => gate_detail,
-                };
-                stages.push(self.stage("gate", StageStatus::Refused, started, detail));
-                let reason = match failure {
-                    GateFailure::BelowThreshold => Reason::BelowThreshold,
-                    GateFailure::OffQuestion => Reason::OffQuestion,
-                };
-                Ok(respond(stages, findings, Status::Refused, Some(reason), None))
+        let Some(failure) = verdict.failure else {
+            f.stages.push(self.stage("gate", StageStatus::Passed, started, gate_detail));
+            return Ok(Ending::Answered(answer_text));
+        };
+        let (reason, detail) = match (failure, expected) {
+            (GateFailure::OffQuestion, Some(kind)) if !kind_met => (
+                Reason::OffQuestion,
+                format!("{gate_detail}; the question asks for {}, the answer states none", kind.describe()),
+            ),
+            (GateFailure::OffQuestion, _) => (
+                Reason::OffQuestion,
+                format!("{gate_detail}; the answer does not address: {}", focus.missing(&answer_terms).join(", ")),
+            ),
+            (GateFailure::BelowThreshold, _) => (Reason::BelowThreshold, gate_detail),
+        };
+        f.stages.push(self.stage("gate", StageStatus::Refused, started, detail));
+        Ok(Ending::Refused(reason))
+    }
+
+    /// Local engine: generate by quoting, one claim per sentence, lexical
+    /// entailment, deterministic caps.
+    fn quote(&self, focus: &Focus, expected: Option<intent::Expected>, hits: &[Hit], f: &mut Findings) -> (String, Vec<ClaimCheck>) {
+        let started = self.clock.now_ms();
+        let quotes = answer::extract(focus, expected, hits, self.config.max_answer_sentences);
+        let answer_text = answer::compose(&quotes);
+        let from: Vec<&str> = quotes.iter().map(|q| q.passage_id.as_str()).collect();
+        let detail = format!("extractive: quoted {} sentences from {}", quotes.len(), from.join(", "));
+        f.stages.push(self.stage("generate", StageStatus::Passed, started, detail));
+
+        let started = self.clock.now_ms();
+        let claims: Vec<&str> = quotes.iter().map(|q| q.sentence.as_str()).collect();
+        f.stages.push(self.stage("decompose", StageStatus::Passed, started, format!("{} claims (one per quoted sentence)", claims.len())));
+
+        let started = self.clock.now_ms();
+        let checks: Vec<ClaimCheck> = claims.iter().map(|c| support::check(c, hits)).collect();
+        self.report_scores(&checks, started, "lexical", f);
+        (answer_text, checks)
+    }
+
+    /// Workers AI engine: the generator answers, the judge decomposes and scores,
+    /// the deterministic caps cut what the judge let through.
+    async fn generate_and_judge(&self, models: &M, question: &str, hits: &[Hit], f: &mut Findings) -> Result<(String, Vec<ClaimCheck>), Ending> {
+        let started = self.clock.now_ms();
+        let model = &self.config.generation_model;
+        let messages = prompts::answer_messages(question, hits);
+        let shape = r#"{"answer": "...", "citations": ["passage-id"]}"#;
+        let generated = self
+            .chat_json(models, model, messages, &prompts::answer_schema(), shape, |t| prompts::parse_answer(t, hits), f)
+            .await
+            .map_err(|failure| self.chat_failed(f, "generate", started, failure))?;
+        let mut detail = format!("{model}: {} characters, cites {}", generated.answer.len(), generated.citations.join(", "));
+        if !generated.hallucinated.is_empty() {
+            detail += &format!("; hallucinated citations (not retrieved, not shown): {}", generated.hallucinated.join(", "));
+        }
+        if generated.answer.is_empty() {
+            f.stages.push(self.stage("generate", StageStatus::Refused, started, format!("{detail}; the generator found no answer in the passages")));
+            return Err(Ending::Refused(Reason::NoEvidence));
+        }
+        f.stages.push(self.stage("generate", StageStatus::Passed, started, detail));
+
+        let started = self.clock.now_ms();
+        let judge = &self.config.judge_model;
+        let messages = prompts::claims_messages(question, &generated.answer);
+        let claims = self
+            .chat_json(models, judge, messages, &prompts::claims_schema(), r#"{"claims": ["..."]}"#, prompts::parse_claims, f)
+            .await
+            .map_err(|failure| self.chat_failed(f, "decompose", started, failure))?;
+        f.stages.push(self.stage("decompose", StageStatus::Passed, started, format!("{judge}: {} claims", claims.len())));
+
+        let started = self.clock.now_ms();
+        let messages = prompts::scores_messages(&claims, hits);
+        let shape = r#"{"scores": [{"claim": 1, "score": 0.0, "passages": ["passage-id"]}]}"#;
+        let scores = self
+            .chat_json(models, judge, messages, &prompts::scores_schema(), shape, |t| prompts::parse_scores(t, claims.len(), hits), f)
+            .await
+            .map_err(|failure| self.chat_failed(f, "entail", started, failure))?;
+        let checks: Vec<ClaimCheck> = claims.iter().zip(scores).map(|(claim, s)| capped(claim, s, hits)).collect();
+        self.report_scores(&checks, started, judge, f);
+        Ok((generated.answer, checks))
+    }
+
+    /// The entail and sanity stages' report.
+    fn report_scores(&self, checks: &[ClaimCheck], started: f64, by: &str, f: &mut Findings) {
+        let raw: Vec<String> = checks.iter().map(|c| format!("{:.2}", c.entailment)).collect();
+        f.stages.push(self.stage("entail", StageStatus::Passed, started, format!("{by}: scores [{}]", raw.join(", "))));
+        let started = self.clock.now_ms();
+        let caps: Vec<String> = checks.iter().flat_map(|c| c.caps.iter().cloned()).collect();
+        let detail = if caps.is_empty() { "no caps applied".to_string() } else { caps.join("; ") };
+        f.stages.push(self.stage("sanity", StageStatus::Passed, started, detail));
+    }
+
+    /// One chat call whose output must parse, with one repair attempt.
+    #[allow(clippy::too_many_arguments)] // One private helper; the parts are all distinct.
+    async fn chat_json<T>(
+        &self,
+        models: &M,
+        model: &str,
+        messages: Vec<Message>,
+        schema: &Value,
+        shape: &str,
+        parse: impl Fn(&str) -> Option<T>,
+        f: &mut Findings,
+    ) -> Result<T, ChatFailure> {
+        let reply = self.chat(models, model, &messages, schema, f).await.map_err(ChatFailure::Model)?;
+        if let Some(parsed) = parse(&reply) {
+            return Ok(parsed);
+        }
+        let repair = prompts::repair_messages(messages, &reply, shape);
+        let again = self.chat(models, model, &repair, schema, f).await.map_err(ChatFailure::Model)?;
+        parse(&again).ok_or(ChatFailure::Invalid)
+    }
+
+    async fn chat(&self, models: &M, model: &str, messages: &[Message], schema: &Value, f: &mut Findings) -> Result<String, ModelError> {
+        let bound = Usage {
+            input_tokens: messages.iter().map(|m| m.content.chars().count() as u64).sum(),
+            output_tokens: u64::from(self.config.max_tokens),
+        };
+        let result = models.chat(model, messages, schema, self.config.max_tokens).await;
+        // A call that failed may still have been billed: charge its bound.
+        let usage = result.as_ref().ok().and_then(|r| r.usage).unwrap_or(bound);
+        self.charge(&mut f.meter, model, usage);
+        result.map(|r| r.text)
+    }
+
+    /// Embeds the question and asks the index for its nearest passages.
+    async fn nearest(&self, models: &M, question: &str, meter: &mut Meter) -> Result<Vec<(String, f64)>, ModelError> {
+        let bound = Usage { input_tokens: question.chars().count() as u64, output_tokens: 0 };
+        let embedded = models.embed(&[question.to_string()]).await;
+        let usage = embedded.as_ref().ok().and_then(|e| e.usage).unwrap_or(bound);
+        self.charge(meter, &self.config.embedding_model, usage);
+        let vector = embedded?.vectors.into_iter().next().ok_or_else(|| ModelError::Failed("no embedding returned".into()))?;
+        if vector.len() != self.config.embedding_dimensions {
+            return Err(ModelError::Failed(format!(
+                "embedding has {} dimensions, EMBEDDING_DIMENSIONS is {}",
+                vector.len(),
+                self.config.embedding_dimensions
+            )));
+        }
+        models.nearest(&vector, self.config.top_k).await
+    }
+
+    fn charge(&self, meter: &mut Meter, model: &str, usage: Usage) {
+        meter.calls += 1;
+        meter.neurons += cost::neurons(cost::price(self.config, model), usage);
+    }
+
+    /// The vector evidence floor: the best match must be close enough, and some
+    /// passage must share a term with the question.
+    fn weak_vectors(&self, vector: Option<&[(String, f64)]>, lexical_count: usize) -> Option<String> {
+        let vector = vector?;
+        let best = vector.first().map_or(f64::NEG_INFINITY, |(_, s)| *s);
+        if best < self.config.vector_min_score {
+            return Some(format!("best vector match {best:.2} is under the floor {:.2}", self.config.vector_min_score));
+        }
+        (lexical_count == 0).then(|| "no passage shares a term with the question".to_string())
+    }
+
+    /// Lexical and vector lists fused by reciprocal rank, cut to `top_k`.
+    async fn fuse(&self, lexical: Vec<StoredHit>, vector: Option<&[(String, f64)]>) -> Result<Vec<Hit>, ApiError> {
+        let lexical_ids: Vec<String> = lexical.iter().map(|h| h.id.clone()).collect();
+        let vector_ids: Vec<String> = vector.unwrap_or_default().iter().map(|(id, _)| id.clone()).collect();
+        let missing: Vec<String> = vector_ids.iter().filter(|id| !lexical_ids.contains(id)).cloned().collect();
+        let mut stored = lexical;
+        if !missing.is_empty() {
+            stored.extend(self.corpus.passages(&missing).await?);
+        }
+        let lists: Vec<&[String]> = if vector.is_some() { vec![&lexical_ids, &vector_ids] } else { vec![&lexical_ids] };
+        Ok(retrieve::fuse(&lists)
+            .into_iter()
+            .filter_map(|(id, score, ranks)| {
+                let h = stored.iter().find(|h| h.id == id)?;
+                Some(Hit {
+                    id,
+                    doc: h.doc.clone(),
+                    section: h.section.clone(),
+                    text: h.text.clone(),
+                    score,
+                    lexical_rank: ranks[0],
+                    vector_rank: ranks.get(1).copied().flatten(),
+                })
+            })
+            .take(self.config.top_k)
+            .collect())
+    }
+
+    fn model_failed(&self, f: &mut Findings, stage: &'static str, started: f64, error: &ModelError) -> Ending {
+        f.stages.push(self.stage(stage, StageStatus::Refused, started, format!("model {error}")));
+        Ending::Refused(Reason::ModelUnavailable)
+    }
+
+    fn chat_failed(&self, f: &mut Findings, stage: &'static str, started: f64, failure: ChatFailure) -> Ending {
+        match failure {
+            ChatFailure::Model(e) => self.model_failed(f, stage, started, &e),
+            ChatFailure::Invalid => {
+                let detail = "the model's output was not valid JSON, twice (once after a repair request)".to_string();
+                f.stages.push(self.stage(stage, StageStatus::Refused, started, detail));
+                Ending::Refused(Reason::ModelOutputInvalid)
             }
         }
     }
@@ -203,26 +403,23 @@ impl<C: Corpus, K: Clock> Pipeline<'_, C, K> {
         Stage { name, status, ms, detail }
     }
 
-    #[allow(clippy::too_many_arguments)] // One private constructor; a builder would only hide the same list.
-    fn response(
-        &self,
-        request_id: &str,
-        corpus_version: &str,
-        stages: Vec<Stage>,
-        findings: Findings,
-        status: Status,
-        reason: Option<Reason>,
-        answer: Option<String>,
-    ) -> AskResponse {
-        let answered = status == Status::Answered;
-        let citations = if answered { citations(&findings) } else { Vec::new() };
+    fn response(&self, request_id: &str, corpus_version: &str, f: Findings, ending: Ending) -> AskResponse {
+        let (status, reason, answer) = match ending {
+            Ending::Answered(text) => (Status::Answered, None, Some(text)),
+            Ending::Refused(reason) => (Status::Refused, Some(reason), None),
+        };
+        let citations = if status == Status::Answered { citations(&f) } else { Vec::new() };
+        let (ai, index) = match self.models {
+            Some(_) => ("workers-ai", "vectorize"),
+            None => ("local", "fts-only"),
+        };
         AskResponse {
             request_id: request_id.to_string(),
             status,
             reason,
             answer,
             citations,
-            claims: findings
+            claims: f
                 .claims
                 .iter()
                 .map(|c| Claim {
@@ -232,22 +429,49 @@ impl<C: Corpus, K: Clock> Pipeline<'_, C, K> {
                     supporting_passage_ids: c.supporting.clone(),
                 })
                 .collect(),
-            groundedness: findings.groundedness,
-            retrieval: findings.retrieval,
-            stages,
+            groundedness: f.groundedness,
+            retrieval: f.retrieval,
+            stages: f.stages,
             cache: CacheInfo { hit: false },
-            cost: Cost { neurons: 0.0, usd: 0.0 },
-            engine: EngineInfo { ai: self.config.engine.as_str(), index: "fts-only" },
+            cost: Cost { neurons: round(f.meter.neurons), usd: cost::usd(f.meter.neurons), calls: f.meter.calls },
+            engine: EngineInfo { ai, index },
             corpus_version: corpus_version.to_string(),
         }
     }
+}
+
+enum ChatFailure {
+    Model(ModelError),
+    Invalid,
+}
+
+/// A judged claim after the deterministic caps, checked against the passages the
+/// judge said support it: no supporting passage scores 0; quantities, quotes and
+/// negation must agree; and almost no shared words caps it.
+fn capped(claim: &str, judged: prompts::Score, hits: &[Hit]) -> ClaimCheck {
+    let support: String = hits.iter().filter(|h| judged.passages.contains(&h.id)).map(|h| h.text.as_str()).collect::<Vec<_>>().join("\n");
+    let mut caps = Vec::new();
+    let mut score = judged.score;
+    if support.is_empty() {
+        score = 0.0;
+        caps.push(format!("{claim:?}: no retrieved passage supports it"));
+    } else {
+        let (after, reasons) = support::sanity(claim, &support, score);
+        score = after;
+        caps.extend(reasons.into_iter().map(|r| format!("{claim:?}: {r}")));
+        if support::entailment(claim, &support) < OVERLAP_FLOOR {
+            score = score.min(OVERLAP_CAP);
+            caps.push(format!("{claim:?}: shares almost no words with its passages"));
+        }
+    }
+    ClaimCheck { text: claim.to_string(), entailment: judged.score, score, supporting: judged.passages, caps }
 }
 
 /// Citations come only from claims that passed, one per supporting passage, with
 /// the source sentence closest to the claim as the snippet.
 fn citations(findings: &Findings) -> Vec<Citation> {
     let mut out: Vec<Citation> = Vec::new();
-    for claim in &findings.claims {
+    for claim in findings.claims.iter().filter(|c| c.score > 0.0) {
         for id in &claim.supporting {
             if out.iter().any(|c| &c.passage_id == id) {
                 continue;
@@ -263,27 +487,6 @@ fn citations(findings: &Findings) -> Vec<Citation> {
         }
     }
     out
-}
-
-/// BM25 order into fused hits (one list on the local engine).
-fn ranked_hits(stored: Vec<StoredHit>) -> Vec<Hit> {
-    let ids: Vec<String> = stored.iter().map(|h| h.id.clone()).collect();
-    let fused = retrieve::fuse(&[&ids]);
-    fused
-        .into_iter()
-        .filter_map(|(id, score, ranks)| {
-            let h = stored.iter().find(|h| h.id == id)?;
-            Some(Hit {
-                id,
-                doc: h.doc.clone(),
-                section: h.section.clone(),
-                text: h.text.clone(),
-                score,
-                lexical_rank: ranks[0],
-                vector_rank: None,
-            })
-        })
-        .collect()
 }
 
 fn retrieved(hit: &Hit) -> Retrieved {

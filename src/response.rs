@@ -22,6 +22,18 @@ pub enum Reason {
     BelowThreshold,
     /// The supported sentences do not answer this question.
     OffQuestion,
+    /// A model or the vector index failed, timed out or refused (Workers AI).
+    ModelUnavailable,
+    /// The model's output was not valid JSON, even after one repair request.
+    ModelOutputInvalid,
+}
+
+impl Reason {
+    /// A refusal that says something about the question (cacheable), not about
+    /// a passing failure of a dependency (never cached).
+    pub fn is_about_the_question(self) -> bool {
+        matches!(self, Reason::NoEvidence | Reason::BelowThreshold | Reason::OffQuestion)
+    }
 }
 
 /// How a stage ended.
@@ -96,6 +108,8 @@ pub struct CacheInfo {
 pub struct Cost {
     pub neurons: f64,
     pub usd: f64,
+    /// Paid model and index calls made.
+    pub calls: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -60,7 +60,7 @@ fn eval_cases_meet_the_bar_with_no_fabrication() {
     let cases: Vec<Case> = serde_json::from_str(&std::fs::read_to_string(root.join("evals/cases.json")).unwrap()).unwrap();
     assert!(cases.len() >= 60, "at least 60 cases");
     let config = Config::default();
-    let pipeline = Pipeline { corpus: &corpus, clock: &FixedClock, config: &config };
+    let pipeline = Pipeline::local(&corpus, &FixedClock, &config);
 
     let mut tally = Tally::default();
     let mut fabricated = Vec::new();

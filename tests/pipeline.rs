@@ -21,7 +21,7 @@ impl Clock for FixedClock {
 fn ask(question: &str) -> AskResponse {
     let corpus = MemoryCorpus::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus")).expect("corpus/ is readable");
     let config = Config::default();
-    let pipeline = Pipeline { corpus: &corpus, clock: &FixedClock, config: &config };
+    let pipeline = Pipeline::local(&corpus, &FixedClock, &config);
     futures::executor::block_on(pipeline.run("req-1", question, "test", Vec::new())).unwrap()
 }
 

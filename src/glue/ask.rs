@@ -64,9 +64,9 @@ pub async fn ask(req: &mut Request, env: &Env, request_id: &str) -> Result<Respo
     let started = clock.now_ms();
     stages.push(stage(&clock, "spend", StageStatus::Skipped, started, format!("{} engine: no paid calls, nothing reserved", config.engine.as_str())));
 
-    let pipeline = Pipeline { corpus: &corpus, clock: &clock, config: &config };
+    let pipeline = Pipeline::local(&corpus, &clock, &config);
     let answer = pipeline.run(request_id, &question.question, &version, stages).await?;
-    if cache::cacheable(answer.status) {
+    if cache::cacheable(answer.status, answer.reason) {
         if let Ok(text) = serde_json::to_string(&answer) {
             let status = serde_json::to_value(answer.status).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
             guards::store(env, &key, &status, &text, now, config.cache_ttl_seconds).await;

@@ -102,6 +102,22 @@ impl Corpus for D1Corpus {
         Ok(row.map_or_else(|| "empty".to_string(), |r| r.value))
     }
 
+    async fn passages(&self, ids: &[String]) -> Result<Vec<StoredHit>, ApiError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let placeholders = (1..=ids.len()).map(|i| format!("?{i}")).collect::<Vec<_>>().join(", ");
+        let args: Vec<JsValue> = ids.iter().map(|id| id.as_str().into()).collect();
+        let rows: Vec<HitRow> = self
+            .statement(&format!("SELECT id, doc, section, text FROM passages WHERE id IN ({placeholders})"), &args)?
+            .all()
+            .await
+            .map_err(dependency("read passages"))?
+            .results()
+            .map_err(dependency("decode passages"))?;
+        Ok(rows.into_iter().map(HitRow::into_hit).collect())
+    }
+
     async fn lookup(&self, terms: &[String], expression: &str, k: usize) -> Result<Lookup, ApiError> {
         let mut batch = vec![self.statement("SELECT count(*) AS n FROM passages", &[])?];
         for term in terms {
@@ -127,7 +143,7 @@ impl Corpus for D1Corpus {
         Ok(Lookup {
             total_passages: count(0)?,
             doc_freqs,
-            hits: hits.into_iter().map(|h| StoredHit { id: h.id, doc: h.doc, section: h.section, text: h.text }).collect(),
+            hits: hits.into_iter().map(HitRow::into_hit).collect(),
         })
     }
 }
@@ -138,4 +154,10 @@ struct HitRow {
     doc: String,
     section: String,
     text: String,
+}
+
+impl HitRow {
+    fn into_hit(self) -> StoredHit {
+        StoredHit { id: self.id, doc: self.doc, section: self.section, text: self.text }
+    }
 }

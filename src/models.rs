@@ -1,0 +1,92 @@
+//! The paid models, as the pipeline sees them: an embedding model, chat models
+//! (generator and judge) and the vector index. The glue implements [`Models`]
+//! over the `AI` and `VECTORIZE` bindings; [`NoModels`] is the local engine's
+//! "there are none" (it cannot be constructed, so nothing can call it).
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::cost::Usage;
+
+/// One chat message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Message {
+    pub role: &'static str,
+    pub content: String,
+}
+
+impl Message {
+    pub fn system(content: impl Into<String>) -> Self {
+        Message { role: "system", content: content.into() }
+    }
+    pub fn user(content: impl Into<String>) -> Self {
+        Message { role: "user", content: content.into() }
+    }
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Message { role: "assistant", content: content.into() }
+    }
+}
+
+/// A chat model's reply: its text (a JSON object the model produced, as text)
+/// and the usage it reported, if any.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    pub text: String,
+    pub usage: Option<Usage>,
+}
+
+/// Embeddings and the usage reported, if any.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Embeddings {
+    pub vectors: Vec<Vec<f32>>,
+    pub usage: Option<Usage>,
+}
+
+/// Why a model or index call produced nothing usable. Each ends the request as
+/// `refused` (`model_unavailable`): nothing cached, the reservation released.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelError {
+    /// The call did not answer within the configured bound.
+    Timeout,
+    /// The service refused: rate limit, daily allocation used up, overload.
+    Refused(String),
+    /// The call failed or answered something that is not its documented shape.
+    Failed(String),
+}
+
+impl std::fmt::Display for ModelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ModelError::Timeout => write!(f, "timed out"),
+            ModelError::Refused(why) => write!(f, "refused: {why}"),
+            ModelError::Failed(why) => write!(f, "failed: {why}"),
+        }
+    }
+}
+
+/// The paid calls the Workers AI engine makes.
+#[allow(async_fn_in_trait)] // Single-threaded wasm: no Send bound is wanted.
+pub trait Models {
+    /// Embeds texts with the configured embedding model.
+    async fn embed(&self, texts: &[String]) -> Result<Embeddings, ModelError>;
+    /// Runs a chat model; `schema` asks for JSON of that shape where supported.
+    async fn chat(&self, model: &str, messages: &[Message], schema: &Value, max_tokens: u32) -> Result<Reply, ModelError>;
+    /// The `k` nearest passages to `vector`: (passage id, similarity), best first.
+    async fn nearest(&self, vector: &[f32], k: usize) -> Result<Vec<(String, f64)>, ModelError>;
+}
+
+/// The local engine has no models. Uninhabited: a `Pipeline` over it can hold
+/// only `None`, and no call can reach these methods.
+pub enum NoModels {}
+
+impl Models for NoModels {
+    async fn embed(&self, _: &[String]) -> Result<Embeddings, ModelError> {
+        match *self {}
+    }
+    async fn chat(&self, _: &str, _: &[Message], _: &Value, _: u32) -> Result<Reply, ModelError> {
+        match *self {}
+    }
+    async fn nearest(&self, _: &[f32], _: usize) -> Result<Vec<(String, f64)>, ModelError> {
+        match *self {}
+    }
+}
