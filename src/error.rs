@@ -28,6 +28,8 @@ pub enum ApiError {
     Misconfigured(String),
     /// A dependency (D1, ...) failed; the detail is for the log only.
     Dependency(String),
+    /// The day's spend cap is reached and there is no cached answer or fallback.
+    BudgetExhausted,
 }
 
 impl ApiError {
@@ -42,7 +44,7 @@ impl ApiError {
             ApiError::MethodNotAllowed { .. } => 405,
             ApiError::PayloadTooLarge { .. } => 413,
             ApiError::UnsupportedMediaType => 415,
-            ApiError::Misconfigured(_) | ApiError::Dependency(_) => 503,
+            ApiError::Misconfigured(_) | ApiError::Dependency(_) | ApiError::BudgetExhausted => 503,
         }
     }
 
@@ -59,6 +61,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType => "unsupported_media_type",
             ApiError::Misconfigured(_) => "misconfigured",
             ApiError::Dependency(_) => "unavailable",
+            ApiError::BudgetExhausted => "budget_exhausted",
         }
     }
 
@@ -75,6 +78,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType => "send the body as application/json".into(),
             ApiError::Misconfigured(what) => format!("the worker is misconfigured: {what}"),
             ApiError::Dependency(_) => "a dependency is unavailable; try again later".into(),
+            ApiError::BudgetExhausted => "today's AI budget is spent and this question has no cached answer; try again tomorrow (UTC)".into(),
         }
     }
 }

@@ -14,6 +14,7 @@
 //! - [`turnstile`]: the siteverify request body and the decision on its answer.
 //! - [`rate_limit`]: client keys (HMAC of the IP), fixed windows, decisions, headers.
 //! - [`cache`]: the answer cache key, what is cacheable, serving a stored answer.
+//! - [`spend`]: UTC days and the ledger shape behind the daily spend cap.
 //! - [`retrieve`]: the full-text query and reciprocal-rank fusion.
 //! - [`evidence`]: the evidence gate (does what was retrieved cover *this* question?).
 //! - [`intent`]: the kind of fact a question asks for (an amount, a number).
@@ -52,6 +53,7 @@ pub mod rate_limit;
 pub mod request;
 pub mod response;
 pub mod retrieve;
+pub mod spend;
 pub mod support;
 pub mod text;
 pub mod turnstile;

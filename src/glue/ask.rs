@@ -6,14 +6,17 @@
 use worker::{Env, Request, Response};
 
 use super::d1::D1Corpus;
-use super::{guards, turnstile, JsClock};
+use super::models::WorkersAi;
+use super::{bindings, guards, turnstile, JsClock};
 use crate::cache;
-use crate::config::Config;
+use crate::config::{Config, Engine};
+use crate::cost;
 use crate::error::ApiError;
 use crate::pipeline::{Clock, Corpus, Pipeline};
 use crate::rate_limit::{self, Decision};
 use crate::request::{AskRequest, MAX_ASK_BODY};
-use crate::response::{Stage, StageStatus};
+use crate::response::{AskResponse, Stage, StageStatus};
+use crate::spend;
 
 /// The IP hash key used when none is configured outside production, so local
 /// development works without secrets. Production refuses to run without one.
@@ -59,20 +62,74 @@ pub async fn ask(req: &mut Request, env: &Env, request_id: &str) -> Result<Respo
     }
     stages.push(stage(&clock, "cache", StageStatus::Passed, started, "miss".into()));
 
-    // The spend cap reserves the request's upper-bound cost here, before the
-    // first paid call. The local engine makes none, so there is nothing to reserve.
-    let started = clock.now_ms();
-    stages.push(stage(&clock, "spend", StageStatus::Skipped, started, format!("{} engine: no paid calls, nothing reserved", config.engine.as_str())));
-
-    let pipeline = Pipeline::local(&corpus, &clock, &config);
-    let answer = pipeline.run(request_id, &question.question, &version, stages).await?;
-    if cache::cacheable(answer.status, answer.reason) {
+    let (answer, cacheable) = match config.engine {
+        Engine::Local => {
+            let started = clock.now_ms();
+            stages.push(stage(&clock, "spend", StageStatus::Skipped, started, "local engine: no paid calls, nothing reserved".into()));
+            (Pipeline::local(&corpus, &clock, &config).run(request_id, &question.question, &version, stages).await?, true)
+        }
+        Engine::WorkersAi => paid(env, &config, &corpus, request_id, &question.question, &version, stages, now).await?,
+    };
+    if cacheable && cache::cacheable(answer.status, answer.reason) {
         if let Ok(text) = serde_json::to_string(&answer) {
             let status = serde_json::to_value(answer.status).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
             guards::store(env, &key, &status, &text, now, config.cache_ttl_seconds).await;
         }
     }
     Ok(with_limit_headers(super::json(200, &answer), decision))
+}
+
+/// The Workers AI engine behind the spend cap: reserve the request's upper
+/// bound before the first paid call, run, then settle actual usage. Over the
+/// cap: the zero-cost local engine if configured (its answer is not cached under
+/// the paid engine's key), else 503 `budget_exhausted`.
+#[allow(clippy::too_many_arguments)] // The request's parts, each used once.
+async fn paid(
+    env: &Env,
+    config: &Config,
+    corpus: &D1Corpus,
+    request_id: &str,
+    question: &str,
+    version: &str,
+    mut stages: Vec<Stage>,
+    now: u64,
+) -> Result<(AskResponse, bool), ApiError> {
+    let clock = JsClock;
+    let started = clock.now_ms();
+    let models = workers_ai(env, config)?;
+    let amount = cost::request_upper_bound(config);
+    let cap = config.daily_cap_neurons();
+    let day = spend::utc_day(now);
+    if !guards::reserve(env, &day, request_id, amount, cap).await? {
+        if !config.budget_fallback_local {
+            return Err(ApiError::BudgetExhausted);
+        }
+        let detail = format!("the day's cap ({cap:.0} neurons) is reached: answered by the zero-cost local engine");
+        stages.push(stage(&clock, "spend", StageStatus::Skipped, started, detail));
+        return Ok((Pipeline::local(corpus, &clock, config).run(request_id, question, version, stages).await?, false));
+    }
+    let detail = format!("reserved {amount:.0} neurons (${:.4}), the request's upper bound, under the day's cap of {cap:.0}", cost::usd(amount));
+    stages.push(stage(&clock, "spend", StageStatus::Passed, started, detail));
+    let pipeline = Pipeline { corpus, clock: &clock, config, models: Some(&models) };
+    let result = pipeline.run(request_id, question, version, stages).await;
+    // A request that failed outright is charged its whole bound: what it used is unknown.
+    let charged = result.as_ref().map_or(amount, |answer| answer.cost.neurons);
+    if let Err(first) = guards::settle(env, request_id, charged, now).await {
+        worker::console_warn!("{request_id} settle failed once, retrying: {first}");
+        if let Err(second) = guards::settle(env, request_id, charged, now).await {
+            worker::console_error!("{request_id} settle failed twice; the reservation stays until the day ends: {second}");
+        }
+    }
+    Ok((result?, true))
+}
+
+/// The Workers AI engine's bindings; missing ones are a configuration error.
+pub fn workers_ai<'a>(env: &Env, config: &'a Config) -> Result<WorkersAi<'a>, ApiError> {
+    Ok(WorkersAi {
+        ai: bindings::ai(env).ok_or_else(|| ApiError::Misconfigured("the AI binding is missing".into()))?,
+        index: bindings::vectorize(env).ok_or_else(|| ApiError::Misconfigured("the VECTORIZE binding is missing".into()))?,
+        config,
+    })
 }
 
 fn stage(clock: &JsClock, name: &'static str, status: StageStatus, started: f64, detail: String) -> Stage {

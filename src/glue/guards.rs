@@ -125,3 +125,77 @@ async fn put_edge(key: &str, body: &str, ttl: u64) {
         worker::console_warn!("edge cache write failed: {e}");
     }
 }
+
+#[derive(Deserialize)]
+struct DayRow {
+    reserved: f64,
+    spent: f64,
+    requests: u32,
+}
+
+/// Reserves `amount` neurons for `request_id` on `day` if it fits under `cap`,
+/// in one batch (one transaction): the conditional update and the charge row
+/// stand or fall together. `Ok(false)`: the cap would be passed.
+pub async fn reserve(env: &Env, day: &str, request_id: &str, amount: f64, cap: f64) -> Result<bool, ApiError> {
+    let db = database(env)?;
+    let bind = |sql: &str, args: &[JsValue]| db.prepare(sql).bind(args).map_err(dependency("bind reserve"));
+    let statements = vec![
+        bind("INSERT OR IGNORE INTO spend_days (day) VALUES (?1)", &[day.into()])?,
+        bind(
+            "UPDATE spend_days SET reserved = reserved + ?2, requests = requests + 1 \
+             WHERE day = ?1 AND reserved + spent + ?2 <= ?3",
+            &[day.into(), amount.into(), cap.into()],
+        )?,
+        bind(
+            "INSERT INTO spend_charges (request_id, day, reserved) SELECT ?1, ?2, ?3 WHERE changes() = 1",
+            &[request_id.into(), day.into(), amount.into()],
+        )?,
+    ];
+    let results = db.batch(statements).await.map_err(dependency("reserve"))?;
+    let written = results.get(2).and_then(|r| r.meta().ok().flatten()).and_then(|m| m.changes).unwrap_or(0);
+    Ok(written == 1)
+}
+
+/// Charges `charged` neurons and releases the rest of `request_id`'s
+/// reservation. Idempotent: a settled request is never charged again.
+pub async fn settle(env: &Env, request_id: &str, charged: f64, now: u64) -> Result<(), ApiError> {
+    let db = database(env)?;
+    let bind = |sql: &str, args: &[JsValue]| db.prepare(sql).bind(args).map_err(dependency("bind settle"));
+    let open = "FROM spend_charges WHERE request_id = ?1 AND settled_at IS NULL";
+    let statements = vec![
+        bind(
+            &format!(
+                "UPDATE spend_days SET reserved = reserved - (SELECT reserved {open}), spent = spent + ?2 \
+                 WHERE day = (SELECT day {open})"
+            ),
+            &[request_id.into(), charged.into()],
+        )?,
+        bind(
+            "UPDATE spend_charges SET charged = ?2, settled_at = ?3 WHERE request_id = ?1 AND settled_at IS NULL",
+            &[request_id.into(), charged.into(), JsValue::from(now as f64)],
+        )?,
+    ];
+    db.batch(statements).await.map_err(dependency("settle"))?;
+    Ok(())
+}
+
+/// The day's ledger.
+pub async fn ledger(env: &Env, day: &str, cap: f64) -> Result<crate::spend::Ledger, ApiError> {
+    let row: Option<DayRow> = database(env)?
+        .prepare("SELECT reserved, spent, requests FROM spend_days WHERE day = ?1")
+        .bind(&[day.into()])
+        .map_err(dependency("bind ledger"))?
+        .first(None)
+        .await
+        .map_err(dependency("ledger"))?;
+    let row = row.unwrap_or(DayRow { reserved: 0.0, spent: 0.0, requests: 0 });
+    Ok(crate::spend::Ledger {
+        day: day.to_string(),
+        cap_neurons: cap,
+        cap_usd: crate::cost::usd(cap),
+        reserved_neurons: row.reserved,
+        spent_neurons: row.spent,
+        spent_usd: crate::cost::usd(row.spent),
+        requests: row.requests,
+    })
+}

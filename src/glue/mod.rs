@@ -3,16 +3,20 @@
 //! error leaves as JSON with a stable code; detail of 5xx goes to the log only.
 
 mod ask;
+mod bindings;
 mod d1;
 mod guards;
+mod models;
 mod turnstile;
+mod vectors;
 
 use serde::Serialize;
 use worker::{console_error, event, Context, Env, Headers, Method, Request, Response};
 
 use crate::auth;
 use crate::chunk::hex;
-use crate::config::Config;
+use crate::config::{Config, Engine};
+use crate::spend;
 use crate::error::ApiError;
 use crate::ingest::{self, IngestRequest};
 use crate::pipeline::{Clock, Corpus};
@@ -46,6 +50,8 @@ async fn route(req: &mut Request, env: &Env, request_id: &str) -> Result<Respons
     match req.path().as_str() {
         "/ask" => ask::ask(req, env, request_id).await,
         "/admin/ingest" => admin_ingest(req, env).await,
+        "/admin/spend" if req.method() == Method::Get => admin_spend(req, env).await,
+        "/admin/spend" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         "/health" if req.method() == Method::Get => health(env).await,
         "/health" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         _ => Err(ApiError::NotFound),
@@ -61,6 +67,8 @@ struct IngestReport {
     removed: Vec<String>,
     passages: usize,
     corpus_version: String,
+    /// What embedding the changed passages cost (Workers AI engine; 0 locally).
+    embedding_neurons: f64,
 }
 
 async fn admin_ingest(req: &mut Request, env: &Env) -> Result<Response, ApiError> {
@@ -70,6 +78,11 @@ async fn admin_ingest(req: &mut Request, env: &Env) -> Result<Response, ApiError
     let corpus = D1Corpus::new(env)?;
     let stored = corpus.stored().await?;
     let plan = ingest::plan(&stored, request.passages(), &request.stems(), request.complete);
+    let config = config(env)?;
+    let embedding_neurons = match config.engine {
+        Engine::Local => 0.0,
+        Engine::WorkersAi => vectors::sync(&ask::workers_ai(env, &config)?, &plan).await?,
+    };
     corpus.apply(&plan).await?;
     let ids = |ps: &[crate::chunk::Passage]| ps.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
     let report = IngestReport {
@@ -79,8 +92,16 @@ async fn admin_ingest(req: &mut Request, env: &Env) -> Result<Response, ApiError
         passages: stored.len() + plan.added.len() - plan.removed.len(),
         removed: plan.removed,
         corpus_version: plan.version,
+        embedding_neurons,
     };
     Ok(json(200, &report))
+}
+
+async fn admin_spend(req: &Request, env: &Env) -> Result<Response, ApiError> {
+    require_admin(req, env)?;
+    let config = config(env)?;
+    let day = spend::utc_day((worker::js_sys::Date::now() / 1000.0) as u64);
+    Ok(json(200, &guards::ledger(env, &day, config.daily_cap_neurons()).await?))
 }
 
 #[derive(Serialize)]
@@ -181,6 +202,16 @@ fn error_response(err: &ApiError, request_id: &str) -> Response {
         _ => {}
     }
     response
+}
+
+/// Runs `work` for at most `ms` milliseconds; `None` when the timer won.
+async fn within<T>(ms: u32, work: impl std::future::Future<Output = T>) -> Option<T> {
+    use futures::future::{select, Either};
+    let timer = worker::Delay::from(std::time::Duration::from_millis(u64::from(ms)));
+    match select(Box::pin(work), timer).await {
+        Either::Left((value, _)) => Some(value),
+        Either::Right(_) => None,
+    }
 }
 
 /// 16 random bytes; falls back to the clock if randomness is unavailable.

@@ -1,8 +1,7 @@
 //! Siteverify over the network: bounded in time, one retry on `internal-error`
 //! with the same idempotency key, fail closed on anything unreadable.
 
-use futures::future::{select, Either};
-use worker::{AbortController, Delay, Fetch, Headers, Method, Request, RequestInit};
+use worker::{AbortController, Fetch, Headers, Method, Request, RequestInit};
 
 use crate::config::Config;
 use crate::error::ApiError;
@@ -34,15 +33,14 @@ async fn siteverify(config: &Config, body: &str) -> Result<Siteverify, ApiError>
 
     let controller = AbortController::default();
     let signal = controller.signal();
-    let call = Box::pin(async move {
+    let call = async move {
         let mut response = Fetch::Request(request).send_with_signal(&signal).await.ok()?;
         response.text().await.ok()
-    });
-    let timeout = Delay::from(std::time::Duration::from_millis(u64::from(config.turnstile_timeout_ms)));
-    match select(call, timeout).await {
-        Either::Left((Some(text), _)) => serde_json::from_str(&text).map_err(|_| failed("siteverify-invalid-response")),
-        Either::Left((None, _)) => Err(failed("siteverify-unreachable")),
-        Either::Right(_) => {
+    };
+    match super::within(config.turnstile_timeout_ms, call).await {
+        Some(Some(text)) => serde_json::from_str(&text).map_err(|_| failed("siteverify-invalid-response")),
+        Some(None) => Err(failed("siteverify-unreachable")),
+        None => {
             controller.abort();
             Err(failed("siteverify-timeout"))
         }

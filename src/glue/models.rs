@@ -1,0 +1,121 @@
+//! [`Models`] over the `AI` and `VECTORIZE` bindings: every call bounded by
+//! `AI_TIMEOUT_MS`, every failure classified (a refusal such as a rate limit or
+//! the daily allocation, or a plain failure), usage read where reported.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::bindings::{AiBinding, CallError, VectorizeBinding};
+use super::within;
+use crate::config::Config;
+use crate::cost::Usage;
+use crate::models::{Embeddings, Message, ModelError, Models, Reply};
+
+/// The Workers AI engine's bindings.
+pub struct WorkersAi<'a> {
+    pub ai: AiBinding,
+    pub index: VectorizeBinding,
+    pub config: &'a Config,
+}
+
+#[derive(Serialize)]
+struct ChatInput<'a> {
+    messages: &'a [Message],
+    max_tokens: u32,
+    response_format: Value,
+}
+
+#[derive(Deserialize)]
+struct ChatOutput {
+    /// A string, or an object when the model honoured the JSON schema.
+    response: Option<Value>,
+    usage: Option<TokenUsage>,
+}
+
+#[derive(Deserialize)]
+pub struct TokenUsage {
+    #[serde(default)]
+    prompt_tokens: u64,
+    #[serde(default)]
+    completion_tokens: u64,
+}
+
+impl From<TokenUsage> for Usage {
+    fn from(u: TokenUsage) -> Self {
+        Usage { input_tokens: u.prompt_tokens, output_tokens: u.completion_tokens }
+    }
+}
+
+#[derive(Serialize)]
+struct EmbedInput<'a> {
+    text: &'a [String],
+}
+
+#[derive(Deserialize)]
+struct EmbedOutput {
+    data: Vec<Vec<f32>>,
+    usage: Option<TokenUsage>,
+}
+
+#[derive(Deserialize)]
+struct QueryOutput {
+    matches: Vec<Match>,
+}
+
+#[derive(Deserialize)]
+struct Match {
+    id: String,
+    score: f64,
+}
+
+/// Workers AI's rate-limit and allocation errors are refusals, not faults: the
+/// request is refused and nothing retries (no retry storm).
+fn classify(error: CallError) -> ModelError {
+    let message = error.0;
+    let lower = message.to_lowercase();
+    let refused = ["3036", "daily", "allocation", "rate limit", "429", "capacity", "too many requests"];
+    if refused.iter().any(|needle| lower.contains(needle)) {
+        ModelError::Refused(message)
+    } else {
+        ModelError::Failed(message)
+    }
+}
+
+impl WorkersAi<'_> {
+    async fn bounded<T>(&self, call: impl std::future::Future<Output = Result<T, CallError>>) -> Result<T, ModelError> {
+        match within(self.config.ai_timeout_ms, call).await {
+            Some(result) => result.map_err(classify),
+            None => Err(ModelError::Timeout),
+        }
+    }
+}
+
+impl Models for WorkersAi<'_> {
+    async fn embed(&self, texts: &[String]) -> Result<Embeddings, ModelError> {
+        let out: EmbedOutput = self.bounded(self.ai.call(&self.config.embedding_model, &EmbedInput { text: texts })).await?;
+        if out.data.len() != texts.len() {
+            return Err(ModelError::Failed(format!("{} embeddings for {} texts", out.data.len(), texts.len())));
+        }
+        Ok(Embeddings { vectors: out.data, usage: out.usage.map(Usage::from) })
+    }
+
+    async fn chat(&self, model: &str, messages: &[Message], schema: &Value, max_tokens: u32) -> Result<Reply, ModelError> {
+        let input = ChatInput {
+            messages,
+            max_tokens,
+            response_format: serde_json::json!({ "type": "json_schema", "json_schema": schema }),
+        };
+        let out: ChatOutput = self.bounded(self.ai.call(model, &input)).await?;
+        let text = match out.response {
+            Some(Value::String(text)) => text,
+            Some(other) => other.to_string(),
+            None => return Err(ModelError::Failed("no `response` in the model's answer".into())),
+        };
+        Ok(Reply { text, usage: out.usage.map(Usage::from) })
+    }
+
+    async fn nearest(&self, vector: &[f32], k: usize) -> Result<Vec<(String, f64)>, ModelError> {
+        let out: QueryOutput = self.bounded(self.index.nearest(vector, k)).await?;
+        Ok(out.matches.into_iter().map(|m| (m.id, m.score)).collect())
+    }
+}

@@ -1,0 +1,83 @@
+//! Keeping Vectorize in step with an ingest (Workers AI engine): embed added and
+//! updated passages in batches, check the index's dimensions, upsert vectors
+//! keyed by passage id with their doc and section, delete removed ones. D1 stays
+//! the source of truth for text; this runs before D1 is written, so a failure
+//! here changes nothing.
+
+use serde::{Deserialize, Serialize};
+
+use super::models::WorkersAi;
+use crate::chunk::Passage;
+use crate::cost::{self, Usage};
+use crate::error::ApiError;
+use crate::ingest::IngestPlan;
+use crate::models::Models;
+
+/// Workers AI embeds at most 100 texts per call.
+const EMBED_BATCH: usize = 100;
+
+#[derive(Serialize)]
+struct Vector<'a> {
+    id: &'a str,
+    values: Vec<f32>,
+    metadata: Metadata<'a>,
+}
+
+#[derive(Serialize)]
+struct Metadata<'a> {
+    doc: &'a str,
+    section: &'a str,
+}
+
+/// `describe()`: Vectorize reports `dimensions` (or, older, `config.dimensions`).
+#[derive(Deserialize)]
+struct IndexInfo {
+    dimensions: Option<usize>,
+    config: Option<IndexConfig>,
+}
+
+#[derive(Deserialize)]
+struct IndexConfig {
+    dimensions: usize,
+}
+
+/// Embeds and upserts the plan's new and changed passages, deletes its removed
+/// ones; returns the neurons the embeddings cost.
+pub async fn sync(models: &WorkersAi<'_>, plan: &IngestPlan) -> Result<f64, ApiError> {
+    let unavailable = |what: &str, e: String| ApiError::Dependency(format!("{what}: {e}"));
+    let info: IndexInfo = models.index.info().await.map_err(|e| unavailable("Vectorize describe", e.0))?;
+    let dimensions = info.dimensions.or(info.config.map(|c| c.dimensions));
+    let expected = models.config.embedding_dimensions;
+    if dimensions.is_some_and(|d| d != expected) {
+        return Err(ApiError::Misconfigured(format!(
+            "the Vectorize index has {} dimensions but EMBEDDING_DIMENSIONS ({}) is {expected}",
+            dimensions.unwrap_or_default(),
+            models.config.embedding_model
+        )));
+    }
+    let changed: Vec<&Passage> = plan.added.iter().chain(&plan.updated).collect();
+    let mut neurons = 0.0;
+    for batch in changed.chunks(EMBED_BATCH) {
+        let texts: Vec<String> = batch.iter().map(|p| format!("{}\n{}", p.section, p.text)).collect();
+        let embedded = models.embed(&texts).await.map_err(|e| unavailable("embedding", e.to_string()))?;
+        let bound = Usage { input_tokens: texts.iter().map(|t| t.chars().count() as u64).sum(), output_tokens: 0 };
+        neurons += cost::neurons(cost::price(models.config, &models.config.embedding_model), embedded.usage.unwrap_or(bound));
+        if let Some(v) = embedded.vectors.iter().find(|v| v.len() != expected) {
+            return Err(ApiError::Misconfigured(format!(
+                "{} returned {} dimensions; EMBEDDING_DIMENSIONS is {expected}",
+                models.config.embedding_model,
+                v.len()
+            )));
+        }
+        let vectors: Vec<Vector> = batch
+            .iter()
+            .zip(embedded.vectors)
+            .map(|(p, values)| Vector { id: &p.id, values, metadata: Metadata { doc: &p.doc, section: &p.section } })
+            .collect();
+        models.index.put(&vectors).await.map_err(|e| unavailable("Vectorize upsert", e.0))?;
+    }
+    if !plan.removed.is_empty() {
+        models.index.remove(&plan.removed).await.map_err(|e| unavailable("Vectorize delete", e.0))?;
+    }
+    Ok(neurons)
+}
