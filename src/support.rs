@@ -4,8 +4,9 @@
 //! - entailment: 1.0 for a verbatim quote; otherwise the share of the claim's
 //!   terms found in the passage.
 //! - sanity caps: every quantity (number, amount, time) of the claim must appear in
-//!   the passage, a negation must not be added or dropped, and text the claim puts
-//!   in quotation marks must exist verbatim.
+//!   the passage, so must every name it uses (a swapped "Flex Desk" for
+//!   "Dedicated Desk"), a negation must not be added or dropped, and text the
+//!   claim puts in quotation marks must exist verbatim.
 
 use crate::retrieve::Hit;
 use crate::text;
@@ -16,6 +17,8 @@ pub const SUPPORT_FLOOR: f64 = 0.7;
 pub const QUANTITY_CAP: f64 = 0.2;
 /// Ceiling for a claim quoting text its source does not contain.
 pub const QUOTE_CAP: f64 = 0.3;
+/// Ceiling for a claim naming something (a plan, a room, a day) its source does not.
+pub const ENTITY_CAP: f64 = 0.3;
 /// Factor for a claim whose negation disagrees with its source sentence.
 pub const NEGATION_FACTOR: f64 = 0.5;
 
@@ -58,6 +61,12 @@ pub fn sanity(claim: &str, passage: &str, score: f64) -> (f64, Vec<String>) {
     if !missing.is_empty() {
         score = score.min(QUANTITY_CAP);
         caps.push(format!("{} not in the source", missing.join(", ")));
+    }
+    let source = passage.to_lowercase();
+    let unnamed: Vec<String> = text::entities(claim).into_iter().filter(|e| !source.contains(&e.to_lowercase())).collect();
+    if !unnamed.is_empty() {
+        score = score.min(ENTITY_CAP);
+        caps.push(format!("{} not named in the source", unnamed.join(", ")));
     }
     for quoted in quoted_spans(claim) {
         if !text::squash_whitespace(passage).contains(&text::squash_whitespace(quoted)) {
@@ -136,6 +145,7 @@ mod tests {
             ("A Dedicated Desk costs $500 per month.", 0.0, QUANTITY_CAP),
             ("Dedicated Desks are shared.", 0.0, 0.5),
             ("The \"premium lounge\" comes with a Dedicated Desk.", 0.0, QUOTE_CAP),
+            ("A Flex Desk costs $450 per month.", 0.0, ENTITY_CAP),
             ("Parking is free for members.", 0.0, 0.0),
         ];
         for &(claim, lo, hi) in cases {

@@ -249,6 +249,36 @@ fn push_trimmed<'a>(out: &mut Vec<&'a str>, piece: &'a str) {
     }
 }
 
+/// The names a text mentions: runs of capitalized words ("Flex Desk", "Larkport
+/// Harbor Day", "Fridays"), leaving out stopwords and a lone capitalized word
+/// that only starts a sentence ("Members can ...").
+pub fn entities(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for sentence in sentences(text) {
+        let mut run: Vec<&str> = Vec::new();
+        let mut run_starts_sentence = false;
+        let tokens: Vec<&str> = sentence.split_whitespace().collect();
+        for (i, raw) in tokens.iter().enumerate() {
+            let word = raw.trim_matches(|c: char| !c.is_alphanumeric());
+            let capitalized = word.chars().next().is_some_and(char::is_uppercase) && !is_stopword(&word.to_lowercase());
+            if capitalized {
+                if run.is_empty() {
+                    run_starts_sentence = i == 0;
+                }
+                run.push(word);
+            }
+            let ends_run = !capitalized || raw.ends_with([',', '.', ';', ':', '!', '?']) || i + 1 == tokens.len();
+            if ends_run && !run.is_empty() {
+                if run.len() > 1 || !run_starts_sentence {
+                    found.push(run.join(" "));
+                }
+                run.clear();
+            }
+        }
+    }
+    found
+}
+
 /// Collapses runs of whitespace to one space, for verbatim comparisons.
 pub fn squash_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -301,6 +331,13 @@ mod tests {
         assert_eq!(quantities("Bring two guests for $4.50."), ["2", "4.50"]);
         assert_eq!(quantities("Access 24/7 (30 days)."), ["24", "7", "30"]);
         assert!(quantities("No numbers here.").is_empty());
+    }
+
+    #[test]
+    fn entities_are_capitalized_runs() {
+        assert_eq!(entities("The Flex Desk plan costs $220."), ["Flex Desk"]);
+        assert_eq!(entities("Members can bring dogs on Fridays, not on Larkport Harbor Day."), ["Fridays", "Larkport Harbor Day"]);
+        assert!(entities("Members can bring guests.").is_empty());
     }
 
     #[test]

@@ -44,17 +44,27 @@ export function d1(persist, sql) {
   return JSON.parse(out).at(-1).results;
 }
 
-/** Starts a worker; `vars` override [vars]. Returns { url, stop, logs, persist }. */
-export async function startWorker({ vars = {} } = {}) {
+/** The Workers AI engine against the doubles (tests/doubles). */
+export const WORKERS_AI = {
+  config: join('tests', 'worker', 'workers-ai.toml'),
+  with: [join('tests', 'doubles', 'wrangler.toml')],
+};
+
+/** Starts a worker; `vars` override [vars]; `config` and `with` pick another
+ * configuration (default: wrangler.toml's local environment) and the workers
+ * run beside it. Returns { url, stop, logs, persist }. */
+export async function startWorker({ vars = {}, config, with: beside = [] } = {}) {
   const persist = mkdtempSync(join(tmpdir(), 'groundgate-test-'));
   const env = { ...process.env, CI: 'true' };
-  execFileSync('wrangler', ['d1', 'migrations', 'apply', 'DB', '--local', '--env', 'local', '--persist-to', persist], {
+  const target = config ? ['-c', config] : ['--env', 'local'];
+  execFileSync('wrangler', ['d1', 'migrations', 'apply', 'DB', '--local', ...target, '--persist-to', persist], {
     cwd: ROOT, env, stdio: 'pipe',
   });
   const port = await freePort();
   const varArgs = Object.entries({ ADMIN_TOKEN, ...vars }).flatMap(([k, v]) => ['--var', `${k}:${v}`]);
+  const configs = config ? [config, ...beside].flatMap((c) => ['-c', c]) : ['--env', 'local'];
   const child = spawn('wrangler', [
-    'dev', '--env', 'local', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persist,
+    'dev', ...configs, '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persist,
     '--show-interactive-dev-session=false', '--inspector-port', '0', '--test-scheduled', ...varArgs,
   ], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const logs = [];

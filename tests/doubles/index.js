@@ -1,0 +1,174 @@
+// Test doubles for Workers AI and Vectorize, with the bindings' method shapes and
+// plausible outputs: embeddings as { shape, data }, chat as { response, usage },
+// Vectorize as { matches } with cosine scores. The generator and judge behave
+// like careful models by default; markers in the question (emoji, which the
+// worker's tokenizer ignores) script faults per test:
+//   🔢 append a claim with a changed number      🔀 append a claim with a swapped entity
+//   🆕 append an invented sentence                🤥 the judge is fooled: every claim 0.9
+//   👻 cite a passage id that was not retrieved   🤷 answer empty (the passages do not answer)
+//   🧩 broken JSON once, then valid on repair     🧨 broken JSON every time
+//   💥 model error                                🚫 daily allocation used up (error 3036)
+//   🐢 answer after 1.5 s                         ⌛ answer after 10 s (past AI_TIMEOUT_MS)
+import { WorkerEntrypoint } from 'cloudflare:workers';
+
+const DIMENSIONS = 768;
+const STOP = new Set('a an the of to in on at for with by from and or but if is are was were be been do does did can could would should will may might must i me my we our you your it its they them their this that these those there here what which who whom when where why how much many per not no'.split(' '));
+
+function words(text) {
+  return (text.toLowerCase().match(/[a-z0-9]+/g) || []).filter((w) => !STOP.has(w)).map((w) => (w.length > 3 && w.endsWith('s') ? w.slice(0, -1) : w));
+}
+
+// Hashed bag of words plus one component every text shares, so similarities
+// sit where a real sentence-embedding model's do: unrelated texts near 0.45,
+// related ones 0.6 to 0.9.
+function embed(text) {
+  const v = new Array(DIMENSIONS).fill(0);
+  for (const w of words(text)) {
+    let h = 2166136261;
+    for (const c of w) h = Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0;
+    v[1 + (h % (DIMENSIONS - 1))] += 1;
+  }
+  const bow = Math.hypot(...v) || 1;
+  for (let i = 1; i < DIMENSIONS; i++) v[i] /= bow;
+  v[0] = 0.9;
+  const norm = Math.hypot(...v);
+  return v.map((x) => x / norm);
+}
+
+const tokens = (text) => Math.ceil(text.length / 4);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const sentences = (text) => text.split(/(?<=[.!?])\s+(?=[A-Z0-9])/).map((s) => s.trim()).filter(Boolean);
+
+function passagesOf(content) {
+  return [...content.matchAll(/<passage id="([^"]+)" section="[^"]*">\n([\s\S]*?)\n<\/passage>/g)].map((m) => ({ id: m[1], text: m[2] }));
+}
+
+function overlap(a, b) {
+  const wa = new Set(words(a));
+  const wb = new Set(words(b));
+  if (wa.size === 0) return 0;
+  return [...wa].filter((w) => wb.has(w)).length / wa.size;
+}
+
+function best(text, passages) {
+  let top = { id: null, score: 0 };
+  for (const p of passages) {
+    const score = overlap(text, p.text);
+    if (score > top.score) top = { id: p.id, score };
+  }
+  return top;
+}
+
+function fabricate(kind, sentence, passages) {
+  if (kind === '🔢') return sentence.replace(/\d+/, (n) => String(Number(n) + 7));
+  if (kind === '🔀') {
+    const entities = [...new Set(passages.flatMap((p) => p.text.match(/\b(?!The\b|A\b)[A-Z][a-z]+(?: [A-Z][a-z]+)+\b/g) || []))];
+    const mine = entities.find((e) => sentence.includes(e));
+    const other = entities.find((e) => e !== mine && !e.startsWith('Harbor'));
+    return mine && other ? sentence.replace(mine, other) : `${other ?? 'The Lighthouse Room'} ${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}`;
+  }
+  return 'Every member also receives a free reserved spot for one car in the garage.';
+}
+
+function generate(user, repairing) {
+  const question = user.split('Question: ').pop();
+  const passages = passagesOf(user);
+  if (question.includes('🧨') || (question.includes('🧩') && !repairing)) return 'Sure! {"answer": "The desk costs';
+  if (question.includes('🤷')) return JSON.stringify({ answer: '', citations: [] });
+  let top = { score: 0 };
+  for (const p of passages) {
+    for (const s of sentences(p.text)) {
+      const score = overlap(question, s);
+      if (score > top.score) top = { score, id: p.id, sentence: s };
+    }
+  }
+  if (!top.sentence) return JSON.stringify({ answer: '', citations: [] });
+  let answer = top.sentence;
+  const citations = [top.id];
+  for (const kind of ['🔢', '🔀', '🆕']) {
+    if (question.includes(kind)) answer += ` ${fabricate(kind, top.sentence, passages)}`;
+  }
+  if (question.includes('🤥')) answer += ' 🤥';
+  if (question.includes('👻')) citations.push('pricing-99');
+  return '```json\n' + JSON.stringify({ answer, citations }) + '\n```';
+}
+
+function decompose(user) {
+  const answer = user.split('Answer: ').pop();
+  const fooled = answer.includes('🤥');
+  const claims = sentences(answer.replace('🤥', '').trim()).map((c) => (fooled ? `${c} 🤥` : c));
+  return JSON.stringify({ claims });
+}
+
+function entail(user) {
+  const passages = passagesOf(user);
+  const claims = [...user.split('Claims:\n').pop().matchAll(/^(\d+)\. (.*)$/gm)].map((m) => ({ n: Number(m[1]), text: m[2] }));
+  const scores = claims.map(({ n, text }) => {
+    const top = best(text, passages);
+    if (text.includes('🤥')) return { claim: n, score: 0.9, passages: top.id ? [top.id] : [] };
+    const exact = passages.find((p) => p.text.includes(text.trim()));
+    if (exact) return { claim: n, score: 1, passages: [exact.id] };
+    return { claim: n, score: Math.round(top.score * 100) / 100, passages: top.score >= 0.5 ? [top.id] : [] };
+  });
+  return JSON.stringify({ scores });
+}
+
+export class AiDouble extends WorkerEntrypoint {
+  async run(model, input) {
+    if (model.includes('/baai/bge')) {
+      const data = input.text.map(embed);
+      return { shape: [data.length, DIMENSIONS], data };
+    }
+    const system = input.messages[0].content;
+    const user = input.messages[1].content;
+    const question = user.includes('Question: ') ? user.split('Question: ').pop() : user;
+    if (question.includes('💥')) throw new Error('AiError: 5007: internal model error');
+    if (question.includes('🚫')) throw new Error('AiError: 3036: Account limited: you have used up your daily free allocation of 10,000 neurons');
+    if (question.includes('🐢')) await sleep(1500);
+    if (question.includes('⌛')) await sleep(10000);
+    const repairing = input.messages.some((m) => m.role === 'assistant');
+    let response;
+    if (system.startsWith('You answer questions')) response = generate(user, repairing);
+    else if (system.startsWith('Split an answer')) response = decompose(user);
+    else response = entail(user);
+    const prompt = input.messages.map((m) => m.content).join('\n');
+    return { response, usage: { prompt_tokens: tokens(prompt), completion_tokens: tokens(response), total_tokens: tokens(prompt) + tokens(response) } };
+  }
+}
+
+const index = new Map();
+
+export class VectorizeDouble extends WorkerEntrypoint {
+  async describe() {
+    return { dimensions: DIMENSIONS, vectorCount: index.size, processedUpToMutation: 0 };
+  }
+
+  async upsert(vectors) {
+    for (const v of vectors) index.set(v.id, v);
+    return { mutationId: crypto.randomUUID(), count: vectors.length };
+  }
+
+  async deleteByIds(ids) {
+    for (const id of ids) index.delete(id);
+    return { mutationId: crypto.randomUUID(), count: ids.length };
+  }
+
+  async getByIds(ids) {
+    return ids.filter((id) => index.has(id)).map((id) => index.get(id));
+  }
+
+  async query(vector, options = {}) {
+    const matches = [...index.values()]
+      .map((v) => ({ id: v.id, score: v.values.reduce((s, x, i) => s + x * vector[i], 0), metadata: v.metadata }))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, options.topK ?? 5)
+      .map((m) => (options.returnMetadata && options.returnMetadata !== 'none' ? m : { id: m.id, score: m.score }));
+    return { matches, count: matches.length };
+  }
+}
+
+export default {
+  async fetch() {
+    return new Response('groundgate test doubles: bind AiDouble and VectorizeDouble by service binding', { status: 404 });
+  },
+};

@@ -1,0 +1,127 @@
+// The Workers AI engine under workerd, its AI and VECTORIZE bindings served by
+// the doubles in tests/doubles (scripted per question by emoji markers).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startWorker, ingest, ask, corpusDocuments, d1, WORKERS_AI, ADMIN_TOKEN } from './harness.mjs';
+
+let worker;
+before(async () => {
+  worker = await startWorker({ ...WORKERS_AI });
+  const { status, body } = await ingest(worker.url, corpusDocuments());
+  assert.equal(status, 200, JSON.stringify(body));
+});
+after(() => worker?.stop());
+
+const Q = 'How much does the Dedicated Desk plan cost?';
+const stageOf = (body, name) => body.stages.find((s) => s.name === name);
+const ledger = async () => (await fetch(`${worker.url}/admin/spend`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json();
+
+test('ingest embeds every passage (charged) and a second ingest embeds nothing', async () => {
+  const again = await ingest(worker.url, corpusDocuments());
+  assert.deepEqual([again.body.added.length, again.body.updated.length, again.body.embeddingNeurons], [0, 0, 0]);
+});
+
+test('a supported answer is answered, citing what the verified claims rest on', async () => {
+  const { body } = await ask(worker.url, Q);
+  assert.equal(body.status, 'answered');
+  assert.match(body.answer, /\$450 per month/);
+  assert.deepEqual(body.citations.map((c) => c.passageId), ['pricing-02']);
+  assert.deepEqual(body.engine, { ai: 'workers-ai', index: 'vectorize' });
+  assert.ok(body.retrieval.some((r) => r.vectorRank !== null && r.lexicalRank !== null), 'both lists were fused');
+  assert.equal(body.cost.calls, 4, 'embedding, generation, decomposition, entailment');
+  assert.ok(body.cost.neurons > 0 && body.cost.usd > 0);
+  assert.match(stageOf(body, 'spend').detail, /^reserved \d+ neurons/);
+});
+
+for (const [marker, kind] of [['🔢', 'a changed number'], ['🔀', 'a swapped entity'], ['🆕', 'an invented sentence']]) {
+  test(`a fabricated claim (${kind}) is refused`, async () => {
+    const { body } = await ask(worker.url, `${Q} ${marker}`);
+    assert.equal(body.status, 'refused', JSON.stringify(body.claims));
+    assert.equal(body.answer, null);
+    assert.deepEqual(body.citations, []);
+    assert.ok(body.claims.some((c) => !c.supported || c.score < 0.7), 'the fabricated claim scored low');
+  });
+}
+
+test('a fooled judge cannot pass a changed number: the sanity cap catches it', async () => {
+  const { body } = await ask(worker.url, `${Q} 🔢🤥`);
+  assert.equal(body.status, 'refused');
+  assert.match(stageOf(body, 'entail').detail, /0\.90, 0\.90/);
+  assert.match(stageOf(body, 'sanity').detail, /457 not in the source/);
+});
+
+test('a hallucinated passage id is flagged and never shown as a citation', async () => {
+  const { body } = await ask(worker.url, `${Q} 👻`);
+  assert.match(stageOf(body, 'generate').detail, /hallucinated citations .*pricing-99/);
+  assert.ok(!body.citations.some((c) => c.passageId === 'pricing-99'));
+  assert.equal(body.status, 'answered');
+});
+
+test('broken JSON is repaired once', async () => {
+  const { body } = await ask(worker.url, `${Q} 🧩`);
+  assert.equal(body.status, 'answered');
+  assert.equal(body.cost.calls, 5, 'one extra generation for the repair');
+});
+
+test('broken JSON twice is refused model_output_invalid, and not cached', async () => {
+  const first = await ask(worker.url, `${Q} 🧨`);
+  assert.equal(first.body.status, 'refused');
+  assert.equal(first.body.reason, 'model_output_invalid');
+  const again = await ask(worker.url, `${Q} 🧨`);
+  assert.equal(again.body.cache.hit, false);
+});
+
+test('a model error is refused model_unavailable: reservation released, nothing cached', async () => {
+  const before = await ledger();
+  const { body } = await ask(worker.url, `${Q} 💥`);
+  assert.equal(body.status, 'refused');
+  assert.equal(body.reason, 'model_unavailable');
+  const after = await ledger();
+  assert.equal(after.reservedNeurons, before.reservedNeurons, 'reserved is back where it was');
+  assert.ok(after.spentNeurons > before.spentNeurons, 'the calls made are charged');
+  assert.equal((await ask(worker.url, `${Q} 💥`)).body.cache.hit, false);
+});
+
+test("Workers AI's daily-allocation error is a refusal, with no retry", async () => {
+  const { body } = await ask(worker.url, `${Q} 🚫`);
+  assert.equal(body.reason, 'model_unavailable');
+  assert.match(stageOf(body, 'generate').detail, /refused: .*3036/);
+  assert.equal(body.cost.calls, 2, 'the embedding and one generation attempt, no retry');
+});
+
+test('a model that hangs is cut off by AI_TIMEOUT_MS', async () => {
+  const started = Date.now();
+  const { body } = await ask(worker.url, `${Q} ⌛`);
+  assert.equal(body.reason, 'model_unavailable');
+  assert.match(stageOf(body, 'generate').detail, /timed out/);
+  assert.ok(Date.now() - started < 8000);
+});
+
+test('weak evidence costs one embedding call and no generation', async () => {
+  const { body } = await ask(worker.url, 'What is the capital of France?');
+  assert.equal(body.status, 'refused');
+  assert.equal(body.reason, 'no_evidence');
+  assert.equal(body.cost.calls, 1);
+  assert.ok(!stageOf(body, 'generate'));
+});
+
+test('an empty answer from the generator is a refusal, not prose', async () => {
+  const { body } = await ask(worker.url, `${Q} 🤷`);
+  assert.equal(body.status, 'refused');
+  assert.equal(body.reason, 'no_evidence');
+});
+
+test('removed passages leave the index too', async () => {
+  const without = await ingest(worker.url, corpusDocuments().filter((d) => d.name !== 'conduct.md'));
+  assert.equal(without.body.removed.length, 7);
+  const { body } = await ask(worker.url, 'How long is security camera footage kept?');
+  assert.ok(!body.retrieval.some((r) => r.passageId.startsWith('conduct-')), 'no vector match for a removed passage');
+  await ingest(worker.url, corpusDocuments());
+});
+
+test('every settled request is charged once, and nothing stays reserved', async () => {
+  const { reservedNeurons } = await ledger();
+  assert.equal(reservedNeurons, 0);
+  const rows = d1(worker.persist, 'SELECT count(*) AS open FROM spend_charges WHERE settled_at IS NULL');
+  assert.deepEqual(rows, [{ open: 0 }]);
+});
