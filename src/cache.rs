@@ -57,8 +57,8 @@ impl Tier {
 
 /// A stored `AskResponse` served for a new request: its own request id, the
 /// stages this request ran (guards and the cache hit) followed by the stored
-/// answering stages (the stored guard stages belonged to another request), and
-/// `cache.hit = true`. `None` if the stored JSON is not a
+/// answering stages (the stored guard stages belonged to another request),
+/// `cache.hit = true`, and a cost of nothing (this request made no paid call). `None` if the stored JSON is not a
 /// response object (treated as a miss).
 pub fn serve(stored: &str, request_id: &str, stages_run: &[Stage], tier: Tier) -> Option<Value> {
     let mut response: Value = serde_json::from_str(stored).ok()?;
@@ -72,6 +72,7 @@ pub fn serve(stored: &str, request_id: &str, stages_run: &[Stage], tier: Tier) -
     object.insert("requestId".into(), Value::from(request_id));
     object.insert("stages".into(), Value::from(stages));
     object.insert("cache".into(), serde_json::json!({ "hit": true, "tier": tier.as_str() }));
+    object.insert("cost".into(), serde_json::json!({ "neurons": 0.0, "usd": 0.0, "calls": 0 }));
     Some(response)
 }
 
@@ -102,11 +103,12 @@ mod tests {
 
     #[test]
     fn a_hit_gets_its_own_id_and_stages() {
-        let stored = r#"{"requestId":"old","status":"answered","stages":[{"name":"validate"},{"name":"turnstile"},{"name":"cache"},{"name":"retrieve"},{"name":"gate","status":"passed"}],"cache":{"hit":false}}"#;
+        let stored = r#"{"requestId":"old","status":"answered","stages":[{"name":"validate"},{"name":"turnstile"},{"name":"cache"},{"name":"retrieve"},{"name":"gate","status":"passed"}],"cache":{"hit":false},"cost":{"neurons":59.1,"usd":0.0007,"calls":4}}"#;
         let run = [Stage { name: "cache", status: StageStatus::Passed, ms: 1, detail: "hit".into() }];
         let served = serve(stored, "new", &run, Tier::D1).unwrap();
         assert_eq!(served["requestId"], "new");
         assert_eq!(served["cache"], serde_json::json!({"hit": true, "tier": "d1"}));
+        assert_eq!(served["cost"]["calls"], 0);
         let names: Vec<&str> = served["stages"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
         assert_eq!(names, ["cache", "retrieve", "gate"]);
         assert!(serve("not json", "x", &run, Tier::Edge).is_none());

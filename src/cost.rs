@@ -53,13 +53,13 @@ fn prompt_tokens(config: &Config, extra_chars: u64) -> u64 {
 /// embedding, a generation and its one repair, and the judge's decomposition,
 /// its repair and the entailment call, each at its prompt bound and `max_tokens`.
 pub fn request_upper_bound(config: &Config) -> f64 {
+    // Whole neurons, rounded up: reservations add and subtract exactly in D1.
     let embed = neurons(price(config, &config.embedding_model), Usage { input_tokens: MAX_QUESTION_CHARS as u64, output_tokens: 0 });
     let answer_chars = config.max_tokens as u64 * 8;
     let generation = Usage { input_tokens: prompt_tokens(config, answer_chars), output_tokens: config.max_tokens as u64 };
     let judge = Usage { input_tokens: prompt_tokens(config, answer_chars * 2), output_tokens: config.max_tokens as u64 };
-    embed
-        + 2.0 * neurons(price(config, &config.generation_model), generation)
-        + 3.0 * neurons(price(config, &config.judge_model), judge)
+    (embed + 2.0 * neurons(price(config, &config.generation_model), generation) + 3.0 * neurons(price(config, &config.judge_model), judge))
+        .ceil()
 }
 
 pub fn usd(neurons: f64) -> f64 {

@@ -32,6 +32,8 @@ pub struct Ledger {
     pub spent_neurons: f64,
     pub spent_usd: f64,
     pub requests: u32,
+    /// What each Workers AI request reserves (its upper bound).
+    pub request_bound_neurons: f64,
 }
 
 #[cfg(test)]

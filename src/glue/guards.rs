@@ -179,8 +179,29 @@ pub async fn settle(env: &Env, request_id: &str, charged: f64, now: u64) -> Resu
     Ok(())
 }
 
+#[derive(Deserialize)]
+struct OpenCharge {
+    reserved: f64,
+}
+
+/// Settles a reservation whose request never settled (its worker died, or D1
+/// failed twice), charging the whole reservation since its usage is unknown.
+/// `Ok(false)` if the request has no open reservation (never made, or settled).
+pub async fn release(env: &Env, request_id: &str, now: u64) -> Result<bool, ApiError> {
+    let open: Option<OpenCharge> = database(env)?
+        .prepare("SELECT reserved FROM spend_charges WHERE request_id = ?1 AND settled_at IS NULL")
+        .bind(&[request_id.into()])
+        .map_err(dependency("bind release"))?
+        .first(None)
+        .await
+        .map_err(dependency("release"))?;
+    let Some(open) = open else { return Ok(false) };
+    settle(env, request_id, open.reserved, now).await?;
+    Ok(true)
+}
+
 /// The day's ledger.
-pub async fn ledger(env: &Env, day: &str, cap: f64) -> Result<crate::spend::Ledger, ApiError> {
+pub async fn ledger(env: &Env, day: &str, cap: f64, request_bound: f64) -> Result<crate::spend::Ledger, ApiError> {
     let row: Option<DayRow> = database(env)?
         .prepare("SELECT reserved, spent, requests FROM spend_days WHERE day = ?1")
         .bind(&[day.into()])
@@ -197,5 +218,6 @@ pub async fn ledger(env: &Env, day: &str, cap: f64) -> Result<crate::spend::Ledg
         spent_neurons: row.spent,
         spent_usd: crate::cost::usd(row.spent),
         requests: row.requests,
+        request_bound_neurons: request_bound,
     })
 }

@@ -52,6 +52,7 @@ async fn route(req: &mut Request, env: &Env, request_id: &str) -> Result<Respons
         "/admin/ingest" => admin_ingest(req, env).await,
         "/admin/spend" if req.method() == Method::Get => admin_spend(req, env).await,
         "/admin/spend" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
+        "/admin/spend/release" => admin_release(req, env).await,
         "/health" if req.method() == Method::Get => health(env).await,
         "/health" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         _ => Err(ApiError::NotFound),
@@ -101,7 +102,24 @@ async fn admin_spend(req: &Request, env: &Env) -> Result<Response, ApiError> {
     require_admin(req, env)?;
     let config = config(env)?;
     let day = spend::utc_day((worker::js_sys::Date::now() / 1000.0) as u64);
-    Ok(json(200, &guards::ledger(env, &day, config.daily_cap_neurons()).await?))
+    let ledger = guards::ledger(env, &day, config.daily_cap_neurons(), crate::cost::request_upper_bound(&config)).await?;
+    Ok(json(200, &ledger))
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ReleaseRequest {
+    request_id: String,
+}
+
+/// `POST /admin/spend/release {"requestId"}`: settles a stuck reservation once.
+async fn admin_release(req: &mut Request, env: &Env) -> Result<Response, ApiError> {
+    require_admin(req, env)?;
+    let body = read_json_body(req, 1024).await?;
+    let ReleaseRequest { request_id } =
+        serde_json::from_slice(&body).map_err(|e| ApiError::BadRequest(format!("release body: {e}")))?;
+    let released = guards::release(env, &request_id, (worker::js_sys::Date::now() / 1000.0) as u64).await?;
+    Ok(json(200, &serde_json::json!({ "requestId": request_id, "released": released })))
 }
 
 #[derive(Serialize)]

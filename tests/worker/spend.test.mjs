@@ -1,0 +1,109 @@
+// The daily spend cap under workerd: one conditional D1 statement reserves each
+// request's upper bound, so concurrency cannot overspend; settling charges usage
+// once; a cached answer is still served when the budget is gone.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startWorker, ingest, ask, corpusDocuments, d1, WORKERS_AI, ADMIN_TOKEN } from './harness.mjs';
+
+const USD_PER_NEURON = 0.011 / 1000;
+const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+const ledger = async (w) => (await fetch(`${w.url}/admin/spend`, { headers: admin })).json();
+let bound;
+const started = [];
+
+/** A Workers AI worker whose cap is `reservations` request bounds plus `extra` neurons. */
+async function workerWithCap(reservations, vars = {}, extra = 0) {
+  const cap = ((reservations * bound + extra) * USD_PER_NEURON).toFixed(9);
+  const w = await startWorker({ ...WORKERS_AI, vars: { DAILY_CAP_USD: cap, AI_TIMEOUT_MS: '10000', ...vars } });
+  started.push(w);
+  await ingest(w.url, corpusDocuments());
+  return w;
+}
+
+before(async () => {
+  const probe = await startWorker({ ...WORKERS_AI });
+  bound = (await ledger(probe)).requestBoundNeurons;
+  await probe.stop();
+  assert.ok(bound > 0);
+});
+after(() => Promise.all(started.map((w) => w.stop())));
+
+// Distinct, uncached questions: the markers differ, the words do not.
+const marker = (i) => [...i.toString(4).padStart(4, '0')].map((d) => ['🟥', '🟧', '🟨', '🟩'][d]).join('');
+
+test('100 concurrent uncached requests against a cap of 7 reservations: exactly 7 proceed', async () => {
+  const w = await workerWithCap(7.5);
+  const { capNeurons } = await ledger(w);
+  let sampling = true;
+  const samples = [];
+  const sampler = (async () => {
+    while (sampling) {
+      const l = await ledger(w);
+      samples.push(l.reservedNeurons + l.spentNeurons);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  const results = await Promise.all(
+    Array.from({ length: 100 }, (_, i) => ask(w.url, `How much does the Dedicated Desk plan cost? 🐢${marker(i)}`)),
+  );
+  sampling = false;
+  await sampler;
+  const proceeded = results.filter((r) => r.status === 200);
+  const refused = results.filter((r) => r.status === 503);
+  assert.equal(proceeded.length, 7);
+  assert.equal(refused.length, 93);
+  assert.ok(refused.every((r) => r.body.error.code === 'budget_exhausted'));
+  assert.ok(samples.length > 3, `sampled ${samples.length} times`);
+  assert.ok(samples.every((s) => s <= capNeurons + 1e-6), `max ${Math.max(...samples)} > cap ${capNeurons}`);
+  const after = await ledger(w);
+  assert.equal(after.reservedNeurons, 0, 'every reservation was settled');
+  assert.equal(after.requests, 7);
+  const charged = proceeded.reduce((sum, r) => sum + r.body.cost.neurons, 0);
+  assert.ok(Math.abs(after.spentNeurons - charged) < 0.01, `spent ${after.spentNeurons} = the 7 answers' usage ${charged}`);
+});
+
+test('a cache hit makes no model call and no reservation, even with the budget gone', async () => {
+  // Room for one reservation, and 10 neurons: less than the first answer will spend.
+  const w = await workerWithCap(1, {}, 10);
+  const first = await ask(w.url, 'How much does the Dedicated Desk plan cost?');
+  assert.equal(first.body.status, 'answered');
+  const refused = await ask(w.url, 'How long is security camera footage kept?');
+  assert.equal(refused.status, 503, 'the cap has no room for a second request');
+  const before = await ledger(w);
+  const hit = await ask(w.url, 'how much does the dedicated desk plan cost');
+  assert.equal(hit.status, 200);
+  assert.equal(hit.body.cache.hit, true);
+  assert.deepEqual(hit.body.cost, { neurons: 0, usd: 0, calls: 0 });
+  const after = await ledger(w);
+  assert.deepEqual([after.requests, after.spentNeurons, after.reservedNeurons], [before.requests, before.spentNeurons, 0]);
+});
+
+test('with BUDGET_FALLBACK = local, an exhausted budget answers with the zero-cost local engine', async () => {
+  const w = await workerWithCap(0.5, { BUDGET_FALLBACK: 'local' });
+  const { status, body } = await ask(w.url, 'How much does the Dedicated Desk plan cost?');
+  assert.equal(status, 200);
+  assert.equal(body.status, 'answered');
+  assert.deepEqual(body.engine, { ai: 'local', index: 'fts-only' });
+  assert.match(body.stages.find((s) => s.name === 'spend').detail, /answered by the zero-cost local engine/);
+  assert.equal(body.cost.calls, 0);
+  assert.equal((await ask(w.url, 'How much does the Dedicated Desk plan cost?')).body.cache.hit, false, 'a fallback answer is not cached as the paid engine\'s');
+});
+
+test('releasing a settled request again charges nothing; a stuck one is released once', async () => {
+  const w = started[0];
+  const before = await ledger(w);
+  const [settled] = d1(w.persist, 'SELECT request_id FROM spend_charges WHERE settled_at IS NOT NULL LIMIT 1');
+  const release = (requestId) => fetch(`${w.url}/admin/spend/release`, {
+    method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: JSON.stringify({ requestId }),
+  }).then((r) => r.json());
+  assert.equal((await release(settled.request_id)).released, false);
+  assert.deepEqual(await ledger(w), before, 'a retried settle does not charge twice');
+
+  d1(w.persist, `INSERT INTO spend_charges (request_id, day, reserved) VALUES ('stuck', '${before.day}', 100); `
+    + `UPDATE spend_days SET reserved = reserved + 100 WHERE day = '${before.day}'`);
+  assert.equal((await release('stuck')).released, true);
+  assert.equal((await release('stuck')).released, false);
+  const after = await ledger(w);
+  assert.equal(after.reservedNeurons, before.reservedNeurons);
+  assert.ok(Math.abs(after.spentNeurons - (before.spentNeurons + 100)) < 1e-6, 'charged its reservation once');
+});
