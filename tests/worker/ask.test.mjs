@@ -27,11 +27,14 @@ test('an answerable question is answered verbatim, citing the right passage', as
   assert.ok(body.groundedness.passed && body.groundedness.mean >= 0.7);
   assert.deepEqual(
     body.stages.map((s) => s.name),
-    ['validate', 'retrieve', 'evidence', 'generate', 'decompose', 'entail', 'sanity', 'gate'],
+    ['validate', 'turnstile', 'rate_limit', 'cache', 'spend', 'retrieve', 'evidence', 'generate', 'decompose', 'entail', 'sanity', 'gate'],
   );
-  assert.ok(body.stages.every((s) => s.status === 'passed' && Number.isInteger(s.ms)));
+  assert.ok(body.stages.every((s) => Number.isInteger(s.ms)));
+  assert.ok(body.stages.slice(5).every((s) => s.status === 'passed'), 'every answering stage passed');
+  assert.deepEqual(body.stages.filter((s) => s.status === 'skipped').map((s) => s.name), ['turnstile', 'spend'],
+    'no Turnstile secret locally; the local engine reserves nothing');
   assert.deepEqual(body.engine, { ai: 'local', index: 'fts-only' });
-  assert.deepEqual(body.cost, { neurons: 0, usd: 0 });
+  assert.deepEqual(body.cost, { neurons: 0, usd: 0, calls: 0 });
   assert.match(body.requestId, /^[0-9a-f]{32}$/);
 });
 
