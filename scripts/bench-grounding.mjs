@@ -6,33 +6,43 @@ const cases = JSON.parse(readFileSync(`${ROOT}/evals/cases.json`, 'utf8')).filte
 const kinds = [
   ['clean, careful judge', ''],
   ['clean, fooled judge', '🤥'],
-  ['changed number, fooled judge', '🔢🤥'],
-  ['swapped entity, fooled judge', '🔀🤥'],
-  ['invented sentence, fooled judge', '🆕🤥'],
+  ['changed number', '🔢🤥'],
+  ['swapped entity', '🔀🤥'],
+  ['invented sentence', '🆕🤥'],
 ];
 
 const worker = await startWorker({ ...WORKERS_AI });
 const perOutcome = { answered: { n: 0, calls: 0, neurons: 0 }, refused: { n: 0, calls: 0, neurons: 0 } };
 try {
   await ingest(worker.url, corpusDocuments());
-  console.log(`${cases.length} answerable cases, Workers AI engine against the doubles\n`);
-  console.log('| generator output | answered | refused | refused share |');
-  console.log('|---|---|---|---|');
-  for (const [label, marker] of kinds) {
-    let answered = 0;
+  console.log(`${cases.length} answerable eval cases, Workers AI engine against the doubles`);
+  // A fabrication can only be caught in an answer that would otherwise stand:
+  // the shares below are over the cases answered with a clean generator.
+  const run = async (marker) => {
+    const answered = new Set();
     for (const c of cases) {
       // The admin token: no Turnstile, no rate limit; the spend cap still applies.
       const { body } = await ask(worker.url, `${c.question} ${marker}`.trim(), {}, { authorization: `Bearer ${ADMIN_TOKEN}` });
       const outcome = body.status === 'answered' ? 'answered' : 'refused';
-      answered += outcome === 'answered' ? 1 : 0;
+      if (outcome === 'answered') answered.add(c.id);
       if (body.cache?.hit === false) {
         perOutcome[outcome].n += 1;
         perOutcome[outcome].calls += body.cost.calls;
         perOutcome[outcome].neurons += body.cost.neurons;
       }
     }
-    const refused = cases.length - answered;
-    console.log(`| ${label} | ${answered} | ${refused} | ${((100 * refused) / cases.length).toFixed(1)}% |`);
+    return answered;
+  };
+  const careful = await run('');
+  const clean = await run('🤥');
+  console.log(`clean generator: ${careful.size} of ${cases.length} answered with a careful judge, ${clean.size} with a fooled one\n`);
+  console.log('| fabricated claim appended, judge fooled (0.9 for every claim) | still answered | refused | refused share |');
+  console.log('|---|---|---|---|');
+  for (const [label, marker] of kinds.slice(2)) {
+    const answered = await run(marker);
+    const stood = [...clean].filter((id) => answered.has(id)).length;
+    const refused = clean.size - stood;
+    console.log(`| ${label} | ${stood} | ${refused} | ${((100 * refused) / clean.size).toFixed(1)}% |`);
   }
   console.log('\nper question (uncached):');
   for (const [outcome, t] of Object.entries(perOutcome)) {

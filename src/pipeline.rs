@@ -38,6 +38,9 @@ pub const ANSWERING_STAGES: &[&str] = &["retrieve", "evidence", "generate", "dec
 pub const OVERLAP_FLOOR: f64 = 0.15;
 /// The cap for a judged claim under the overlap floor.
 pub const OVERLAP_CAP: f64 = 0.4;
+/// The cap for a judged claim using a word the corpus never mentions: no passage
+/// anywhere can support it, whatever the judge says.
+pub const UNKNOWN_TERM_CAP: f64 = 0.2;
 
 /// A passage as the store returns it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,6 +116,8 @@ struct Findings {
 enum Ending {
     Answered(String),
     Refused(Reason),
+    /// The store failed mid-way: the request fails (503), it is not refused.
+    Failed(ApiError),
 }
 
 impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
@@ -120,8 +125,10 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
     /// `Err` only for a failing store (D1); model failures are refusals.
     pub async fn run(&self, request_id: &str, question: &str, corpus_version: &str, stages: Vec<Stage>) -> Result<AskResponse, ApiError> {
         let mut findings = Findings { stages, ..Findings::default() };
-        let ending = self.stages(question, &mut findings).await?;
-        Ok(self.response(request_id, corpus_version, findings, ending))
+        match self.stages(question, &mut findings).await? {
+            Ending::Failed(error) => Err(error),
+            ending => Ok(self.response(request_id, corpus_version, findings, ending)),
+        }
     }
 
     async fn stages(&self, question: &str, f: &mut Findings) -> Result<Ending, ApiError> {
@@ -273,9 +280,36 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             .chat_json(models, judge, messages, &prompts::scores_schema(), shape, |t| prompts::parse_scores(t, claims.len(), hits), f)
             .await
             .map_err(|failure| self.chat_failed(f, "entail", started, failure))?;
-        let checks: Vec<ClaimCheck> = claims.iter().zip(scores).map(|(claim, s)| capped(claim, s, hits)).collect();
+        let mut checks: Vec<ClaimCheck> = claims.iter().zip(scores).map(|(claim, s)| capped(claim, s, hits)).collect();
+        self.cap_unknown_terms(&mut checks, hits).await.map_err(Ending::Failed)?;
         self.report_scores(&checks, started, judge, f);
         Ok((generated.answer, checks))
+    }
+
+    /// Caps claims that use a word no passage of the corpus contains (one
+    /// lookup for all claim words missing from the retrieved passages).
+    async fn cap_unknown_terms(&self, checks: &mut [ClaimCheck], hits: &[Hit]) -> Result<(), ApiError> {
+        let retrieved: Vec<String> = hits.iter().flat_map(|h| text::terms(&format!("{}\n{}", h.section, h.text))).collect();
+        let mut unseen: Vec<String> = Vec::new();
+        for check in checks.iter() {
+            for term in text::distinct_terms(&check.text) {
+                if term.chars().any(char::is_alphabetic) && !retrieved.contains(&term) && !unseen.contains(&term) {
+                    unseen.push(term);
+                }
+            }
+        }
+        let Some(expression) = retrieve::match_expression(&unseen) else { return Ok(()) };
+        let lookup = self.corpus.lookup(&unseen, &expression, 0).await?;
+        let never: Vec<&String> = unseen.iter().zip(&lookup.doc_freqs).filter(|(_, df)| **df == 0).map(|(t, _)| t).collect();
+        for check in checks.iter_mut() {
+            let keyed = text::keyed_terms(&check.text);
+            let words: Vec<&str> = keyed.iter().filter(|(t, _)| never.contains(&t)).map(|(_, w)| w.as_str()).collect();
+            if !words.is_empty() {
+                check.score = check.score.min(UNKNOWN_TERM_CAP);
+                check.caps.push(format!("{:?}: the corpus never mentions {}", check.text, words.join(", ")));
+            }
+        }
+        Ok(())
     }
 
     /// The entail and sanity stages' report.
@@ -407,6 +441,8 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         let (status, reason, answer) = match ending {
             Ending::Answered(text) => (Status::Answered, None, Some(text)),
             Ending::Refused(reason) => (Status::Refused, Some(reason), None),
+            // `run` returns a failure as `Err` before shaping a response.
+            Ending::Failed(_) => (Status::Refused, Some(Reason::ModelUnavailable), None),
         };
         let citations = if status == Status::Answered { citations(&f) } else { Vec::new() };
         let (ai, index) = match self.models {

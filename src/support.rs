@@ -19,6 +19,9 @@ pub const QUANTITY_CAP: f64 = 0.2;
 pub const QUOTE_CAP: f64 = 0.3;
 /// Ceiling for a claim naming something (a plan, a room, a day) its source does not.
 pub const ENTITY_CAP: f64 = 0.3;
+/// Ceiling for a claim whose names and numbers each appear in the source but
+/// never together in one sentence (a "Flex Desk" given the Dedicated Desk's price).
+pub const PAIRING_CAP: f64 = 0.35;
 /// Factor for a claim whose negation disagrees with its source sentence.
 pub const NEGATION_FACTOR: f64 = 0.5;
 
@@ -67,6 +70,10 @@ pub fn sanity(claim: &str, passage: &str, score: f64) -> (f64, Vec<String>) {
     if !unnamed.is_empty() {
         score = score.min(ENTITY_CAP);
         caps.push(format!("{} not named in the source", unnamed.join(", ")));
+    }
+    if unnamed.is_empty() && missing.is_empty() && !paired_in_one_sentence(claim, passage) {
+        score = score.min(PAIRING_CAP);
+        caps.push("its names and numbers never appear together in one source sentence".into());
     }
     for quoted in quoted_spans(claim) {
         if !text::squash_whitespace(passage).contains(&text::squash_whitespace(quoted)) {
@@ -119,6 +126,21 @@ pub fn closest_sentence<'a>(claim: &str, passage: &'a str) -> Option<&'a str> {
         .map(|(_, s)| s)
 }
 
+/// True when one sentence of the source holds all of the claim's names and
+/// numbers (or the claim has fewer than two of them to pair).
+fn paired_in_one_sentence(claim: &str, passage: &str) -> bool {
+    let names: Vec<String> = text::entities(claim).into_iter().map(|e| e.to_lowercase()).collect();
+    let numbers = text::quantities(claim);
+    if names.len() + numbers.len() < 2 {
+        return true;
+    }
+    text::sentences(passage).into_iter().any(|sentence| {
+        let lower = sentence.to_lowercase();
+        let sentence_numbers = text::quantities(sentence);
+        names.iter().all(|n| lower.contains(n.as_str())) && numbers.iter().all(|q| sentence_numbers.contains(q))
+    })
+}
+
 /// Text between double quotation marks.
 fn quoted_spans(claim: &str) -> Vec<&str> {
     let mut spans: Vec<&str> = claim.split(['"', '\u{201c}', '\u{201d}']).skip(1).step_by(2).collect();
@@ -152,6 +174,15 @@ mod tests {
             let got = check(claim, &[hit("pricing-03", DESK)]);
             assert!(got.score >= lo && got.score <= hi, "{claim}: {got:?}");
         }
+    }
+
+    /// Both the name and the price are in the passage, but not together.
+    #[test]
+    fn a_swapped_pairing_is_capped() {
+        let plans = "A Dedicated Desk costs $450 per month. A Flex Desk costs $220 per month.";
+        let swapped = check("A Flex Desk costs $450 per month.", &[hit("pricing-01", plans)]);
+        assert!(swapped.score <= PAIRING_CAP, "{swapped:?}");
+        assert_eq!(check("A Flex Desk costs $220 per month.", &[hit("pricing-01", plans)]).score, 1.0);
     }
 
     #[test]

@@ -60,7 +60,7 @@ function best(text, passages) {
 }
 
 function fabricate(kind, sentence, passages) {
-  if (kind === '🔢') return sentence.replace(/\d+/, (n) => String(Number(n) + 7));
+  if (kind === '🔢') return /\d/.test(sentence) ? sentence.replace(/\d+/, (n) => String(Number(n) + 7)) : sentence.replace(/\.$/, ' within 97 days.');
   if (kind === '🔀') {
     const entities = [...new Set(passages.flatMap((p) => p.text.match(/\b(?!The\b|A\b)[A-Z][a-z]+(?: [A-Z][a-z]+)+\b/g) || []))];
     const mine = entities.find((e) => sentence.includes(e));
