@@ -7,7 +7,7 @@ use worker::{Env, Request, Response};
 
 use super::d1::D1Corpus;
 use super::models::WorkersAi;
-use super::{bindings, guards, turnstile, JsClock};
+use super::{ai, guards, turnstile, vectorize, JsClock};
 use crate::cache;
 use crate::config::{Config, Engine};
 use crate::cost;
@@ -126,8 +126,8 @@ async fn paid(
 /// The Workers AI engine's bindings; missing ones are a configuration error.
 pub fn workers_ai<'a>(env: &Env, config: &'a Config) -> Result<WorkersAi<'a>, ApiError> {
     Ok(WorkersAi {
-        ai: bindings::ai(env).ok_or_else(|| ApiError::Misconfigured("the AI binding is missing".into()))?,
-        index: bindings::vectorize(env).ok_or_else(|| ApiError::Misconfigured("the VECTORIZE binding is missing".into()))?,
+        ai: ai::from_env(env).ok_or_else(|| ApiError::Misconfigured("the AI binding is missing".into()))?,
+        index: vectorize::from_env(env).ok_or_else(|| ApiError::Misconfigured("the VECTORIZE binding is missing".into()))?,
         config,
     })
 }

@@ -2,12 +2,14 @@
 //! input, runs the pure core, and turns the outcome into a `Response`. Every
 //! error leaves as JSON with a stable code; detail of 5xx goes to the log only.
 
+mod ai;
 mod ask;
-mod bindings;
 mod d1;
 mod guards;
+mod js;
 mod models;
 mod turnstile;
+mod vectorize;
 mod vectors;
 
 use serde::Serialize;

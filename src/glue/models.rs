@@ -5,7 +5,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::bindings::{AiBinding, CallError, VectorizeBinding};
+use super::ai::AiBinding;
+use super::js::CallError;
+use super::vectorize::VectorizeBinding;
 use super::within;
 use crate::config::Config;
 use crate::cost::Usage;

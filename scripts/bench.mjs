@@ -1,0 +1,68 @@
+// The body of scripts/bench (see there).
+import { startWorker, ingest, corpusDocuments } from '../tests/worker/harness.mjs';
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+};
+const REQUESTS = option('--requests', 300);
+const CONCURRENCY = option('--concurrency', 8);
+const LIMIT = 5;
+
+const worker = await startWorker({ vars: { RATE_LIMIT: String(LIMIT) } });
+const ask = (question, ip) => fetch(`${worker.url}/ask`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json', 'cf-connecting-ip': ip },
+  body: JSON.stringify({ question }),
+});
+// Every request but the rate-limited ones comes from its own client, so the
+// limit never interferes; emoji make questions distinct without changing terms.
+let n = 0;
+const freshIp = () => { n += 1; return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`; };
+const marker = (i) => [...i.toString(4)].map((d) => ['🟥', '🟧', '🟨', '🟩'][d]).join('');
+
+async function measure(label, request, expectStatus) {
+  const times = [];
+  let next = 0;
+  let wrong = 0;
+  const lane = async () => {
+    while (next < REQUESTS) {
+      const i = next++;
+      const t = performance.now();
+      const res = await request(i);
+      await res.arrayBuffer();
+      times.push(performance.now() - t);
+      if (res.status !== expectStatus) wrong += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+  times.sort((a, b) => a - b);
+  const pick = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
+  return { label, p50: pick(0.5), p99: pick(0.99), wrong };
+}
+
+try {
+  await ingest(worker.url, corpusDocuments());
+  const cached = 'How much does the Dedicated Desk plan cost?';
+  await ask(cached, freshIp());
+  const limited = '203.0.113.99';
+  for (let i = 0; i < LIMIT; i++) await ask(cached, limited);
+  // Warm-up, then the measured runs.
+  await measure('warm-up', () => fetch(`${worker.url}/nope`), 404);
+  const rows = [
+    await measure('trivial route (404 JSON)', () => fetch(`${worker.url}/nope`), 404),
+    await measure('cache hit', () => ask(cached, freshIp()), 200),
+    await measure('rate-limited refusal (429)', () => ask(cached, limited), 429),
+    await measure('uncached local answer', (i) => ask(`${cached} ${marker(i)}`, freshIp()), 200),
+  ];
+  const base = rows[0];
+  console.log(`${REQUESTS} requests per row, ${CONCURRENCY} concurrent, local engine under workerd (wrangler dev)\n`);
+  console.log('| request | p50 ms | p99 ms | p50 / trivial | p99 / trivial |');
+  console.log('|---|---|---|---|---|');
+  for (const r of rows) {
+    console.log(`| ${r.label} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${(r.p50 / base.p50).toFixed(2)} | ${(r.p99 / base.p99).toFixed(2)} |${r.wrong ? ` (${r.wrong} unexpected statuses)` : ''}`);
+  }
+} finally {
+  await worker.stop();
+}
