@@ -115,6 +115,25 @@ pub async fn store(env: &Env, key: &str, status: &str, response: &str, now: u64,
     put_edge(key, response, ttl).await;
 }
 
+/// Pins the stored answers under `keys` so they never expire; returns how many
+/// rows were pinned (a key with no stored answer pins nothing).
+pub async fn pin(env: &Env, keys: &[String]) -> Result<usize, ApiError> {
+    let db = database(env)?;
+    let mut statements = Vec::new();
+    for key in keys {
+        statements.push(
+            db.prepare("UPDATE answer_cache SET pinned = 1 WHERE key = ?1")
+                .bind(&[key.as_str().into()])
+                .map_err(dependency("bind pin"))?,
+        );
+    }
+    if statements.is_empty() {
+        return Ok(0);
+    }
+    let results = db.batch(statements).await.map_err(dependency("pin"))?;
+    Ok(results.iter().filter_map(|r| r.meta().ok().flatten()).filter_map(|m| m.changes).sum())
+}
+
 async fn put_edge(key: &str, body: &str, ttl: u64) {
     let headers = Headers::new();
     let _ = headers.set("content-type", "application/json");

@@ -55,6 +55,7 @@ async fn route(req: &mut Request, env: &Env, request_id: &str) -> Result<Respons
         "/admin/spend" if req.method() == Method::Get => admin_spend(req, env).await,
         "/admin/spend" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         "/admin/spend/release" => admin_release(req, env).await,
+        "/admin/cache/pin" => admin_pin(req, env).await,
         "/health" if req.method() == Method::Get => health(env).await,
         "/health" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         _ => Err(ApiError::NotFound),
@@ -106,6 +107,27 @@ async fn admin_spend(req: &Request, env: &Env) -> Result<Response, ApiError> {
     let day = spend::utc_day((worker::js_sys::Date::now() / 1000.0) as u64);
     let ledger = guards::ledger(env, &day, config.daily_cap_neurons(), crate::cost::request_upper_bound(&config)).await?;
     Ok(json(200, &ledger))
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PinRequest {
+    questions: Vec<String>,
+}
+
+/// `POST /admin/cache/pin {"questions": [...]}`: pins the cached answers of these
+/// questions (under the current corpus version and configuration) so they never
+/// expire: the answers served when the day's budget is gone. Questions without a
+/// cached answer are listed as not pinned; ask them first (scripts/warm-cache).
+async fn admin_pin(req: &mut Request, env: &Env) -> Result<Response, ApiError> {
+    require_admin(req, env)?;
+    let body = read_json_body(req, 256 * 1024).await?;
+    let PinRequest { questions } = serde_json::from_slice(&body).map_err(|e| ApiError::BadRequest(format!("pin body: {e}")))?;
+    let config = config(env)?;
+    let version = D1Corpus::new(env)?.version().await?;
+    let keys: Vec<String> = questions.iter().map(|q| crate::cache::key(q, &version, &config)).collect();
+    let pinned = guards::pin(env, &keys).await?;
+    Ok(json(200, &serde_json::json!({ "questions": questions.len(), "pinned": pinned, "corpusVersion": version })))
 }
 
 #[derive(serde::Deserialize)]

@@ -2,7 +2,7 @@
 // (Cache API in front of D1), under workerd with real local D1.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWorker, ingest, ask, corpusDocuments, d1, ADMIN_TOKEN } from './harness.mjs';
+import { startWorker, ingest, ask, corpusDocuments, d1, ADMIN_TOKEN, ROOT } from './harness.mjs';
 
 let worker;
 before(async () => {
@@ -104,4 +104,21 @@ test('the scheduled handler prunes ended windows and expired cache rows', async 
   assert.equal(after.old, 0, 'the ended window is gone');
   assert.ok(after.windows >= 2, 'current windows stay');
   assert.equal(after.cached, 'kept', 'the expired row is gone, the pinned one stays');
+});
+
+test('scripts/warm-cache asks and pins; pinned answers outlive their TTL', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const { writeFileSync, mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const file = join(mkdtempSync(join(tmpdir(), 'groundgate-warm-')), 'questions.txt');
+  writeFileSync(file, 'How much is a day pass?\nWhere can I park my car?\n');
+  const out = execFileSync(join(ROOT, 'scripts', 'warm-cache'), ['--url', worker.url, file], {
+    env: { ...process.env, ADMIN_TOKEN }, encoding: 'utf8',
+  });
+  assert.match(out, /2 questions: /);
+  assert.match(out, /pinned 2 cached answers/);
+  d1(worker.persist, 'UPDATE answer_cache SET expires_at = 0 WHERE pinned = 1');
+  const { body } = await ask(worker.url, 'How much is a day pass?', {}, client('198.51.100.9'));
+  assert.equal(body.cache.hit, true, 'an expired pinned answer is still served');
 });
