@@ -65,8 +65,8 @@ pub fn sanity(claim: &str, passage: &str, score: f64) -> (f64, Vec<String>) {
         score = score.min(QUANTITY_CAP);
         caps.push(format!("{} not in the source", missing.join(", ")));
     }
-    let source = passage.to_lowercase();
-    let unnamed: Vec<String> = text::entities(claim).into_iter().filter(|e| !source.contains(&e.to_lowercase())).collect();
+    let source_terms = text::terms(passage);
+    let unnamed: Vec<String> = text::entities(claim).into_iter().filter(|e| !names(e, &source_terms)).collect();
     if !unnamed.is_empty() {
         score = score.min(ENTITY_CAP);
         caps.push(format!("{} not named in the source", unnamed.join(", ")));
@@ -126,19 +126,29 @@ pub fn closest_sentence<'a>(claim: &str, passage: &'a str) -> Option<&'a str> {
         .map(|(_, s)| s)
 }
 
-/// True when one sentence of the source holds all of the claim's names and
-/// numbers (or the claim has fewer than two of them to pair).
+/// True when one sentence of the source holds all of the claim's names together
+/// with its numbers. Only claims stating a number and a name are checked: that is
+/// the pairing a swap falsifies ("Flex Desk" given the Dedicated Desk's price);
+/// names alone often span sentences in a faithful claim.
 fn paired_in_one_sentence(claim: &str, passage: &str) -> bool {
-    let names: Vec<String> = text::entities(claim).into_iter().map(|e| e.to_lowercase()).collect();
+    let entities = text::entities(claim);
     let numbers = text::quantities(claim);
-    if names.len() + numbers.len() < 2 {
+    if entities.is_empty() || numbers.is_empty() {
         return true;
     }
     text::sentences(passage).into_iter().any(|sentence| {
-        let lower = sentence.to_lowercase();
+        let terms = text::terms(sentence);
         let sentence_numbers = text::quantities(sentence);
-        names.iter().all(|n| lower.contains(n.as_str())) && numbers.iter().all(|q| sentence_numbers.contains(q))
+        entities.iter().all(|e| names(e, &terms)) && numbers.iter().all(|q| sentence_numbers.contains(q))
     })
+}
+
+/// True when the text (as terms) names the entity: every word of the name is
+/// there, whatever its case, quotes or possessive ("Allie Goertz" in
+/// `Allison "Allie" Goertz`, "Miller's" for "Miller").
+fn names(entity: &str, terms: &[String]) -> bool {
+    let wanted = text::terms(entity);
+    !wanted.is_empty() && wanted.iter().all(|t| terms.contains(t))
 }
 
 /// Text between double quotation marks.
