@@ -15,6 +15,7 @@
 //! - [`rate_limit`]: client keys (HMAC of the IP), fixed windows, decisions, headers.
 //! - [`cache`]: the answer cache key, what is cacheable, serving a stored answer.
 //! - [`spend`]: UTC days and the ledger shape behind the daily spend cap.
+//! - [`screen`]: the zero-cost deny-list for injection and off-topic requests.
 //! - [`retrieve`]: the full-text query and reciprocal-rank fusion.
 //! - [`evidence`]: the evidence gate (does what was retrieved cover *this* question?).
 //! - [`intent`]: the kind of fact a question asks for (an amount, a number).
@@ -53,6 +54,7 @@ pub mod rate_limit;
 pub mod request;
 pub mod response;
 pub mod retrieve;
+pub mod screen;
 pub mod spend;
 pub mod support;
 pub mod text;

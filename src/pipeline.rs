@@ -1,4 +1,4 @@
-//! The answering stages in order: retrieve → evidence gate → generate →
+//! The answering stages in order: screen → retrieve → evidence gate → generate →
 //! decompose → entail → sanity → gate. Each stage calls into its module; this
 //! file sequences them, times them, meters the paid calls and shapes the one
 //! response.
@@ -27,11 +27,12 @@ use crate::response::{
     StageStatus, Status,
 };
 use crate::retrieve::{self, Hit};
+use crate::screen::{self, Block, Screen};
 use crate::support::{self, ClaimCheck};
 use crate::text;
 
 /// The stages [`Pipeline::run`] adds, in order; everything before them is a guard.
-pub const ANSWERING_STAGES: &[&str] = &["retrieve", "evidence", "generate", "decompose", "entail", "sanity", "gate"];
+pub const ANSWERING_STAGES: &[&str] = &["screen", "retrieve", "evidence", "generate", "decompose", "entail", "sanity", "gate"];
 
 /// Content-word overlap below which a judged claim is capped: the judge cited
 /// passages that share almost nothing with the claim.
@@ -116,6 +117,7 @@ struct Findings {
 enum Ending {
     Answered(String),
     Refused(Reason),
+    Blocked(Reason),
     /// The store failed mid-way: the request fails (503), it is not refused.
     Failed(ApiError),
 }
@@ -132,6 +134,18 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
     }
 
     async fn stages(&self, question: &str, f: &mut Findings) -> Result<Ending, ApiError> {
+        // screen: zero cost, before anything is looked up
+        let started = self.clock.now_ms();
+        if let Screen::Blocked(block, matched) = screen::check(question) {
+            let (reason, what) = match block {
+                Block::Injection => (Reason::Injection, "prompt injection"),
+                Block::OffTopic => (Reason::OffTopic, "off topic"),
+            };
+            f.stages.push(self.stage("screen", StageStatus::Blocked, started, format!("{what}: matched \"{matched}\"")));
+            return Ok(Ending::Blocked(reason));
+        }
+        f.stages.push(self.stage("screen", StageStatus::Passed, started, "no injection or off-topic pattern".into()));
+
         // retrieve
         let started = self.clock.now_ms();
         let keyed = text::keyed_terms(question);
@@ -441,6 +455,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         let (status, reason, answer) = match ending {
             Ending::Answered(text) => (Status::Answered, None, Some(text)),
             Ending::Refused(reason) => (Status::Refused, Some(reason), None),
+            Ending::Blocked(reason) => (Status::Blocked, Some(reason), None),
             // `run` returns a failure as `Err` before shaping a response.
             Ending::Failed(_) => (Status::Refused, Some(Reason::ModelUnavailable), None),
         };

@@ -26,6 +26,10 @@ pub enum Reason {
     ModelUnavailable,
     /// The model's output was not valid JSON, even after one repair request.
     ModelOutputInvalid,
+    /// Blocked by the screen: an attempt at prompt injection.
+    Injection,
+    /// Blocked by the screen: a request the corpus cannot be about.
+    OffTopic,
 }
 
 impl Reason {
@@ -43,6 +47,7 @@ pub enum StageStatus {
     Passed,
     Refused,
     Skipped,
+    Blocked,
 }
 
 /// One finished stage, in pipeline order.

@@ -65,11 +65,15 @@ fn eval_cases_meet_the_bar_with_no_fabrication() {
     let mut tally = Tally::default();
     let mut fabricated = Vec::new();
     let mut wrong = Vec::new();
-    for case in cases.iter().filter(|c| c.expected != "blocked") {
+    for case in &cases {
         let response = futures::executor::block_on(pipeline.run(&case.id, &case.question, "eval", Vec::new())).unwrap();
         let answered = response.status == Status::Answered;
         let cited_expected = response.citations.iter().any(|c| case.passages.contains(&c.passage_id));
-        let correct = if case.expected == "answered" { answered && cited_expected } else { !answered };
+        let correct = match case.expected.as_str() {
+            "answered" => answered && cited_expected,
+            "blocked" => response.status == Status::Blocked,
+            _ => response.status == Status::Refused,
+        };
         tally.cases += 1;
         tally.correct += usize::from(correct);
         if case.expected == "answered" {

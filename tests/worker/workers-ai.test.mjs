@@ -98,7 +98,7 @@ test('a model that hangs is cut off by AI_TIMEOUT_MS', async () => {
 });
 
 test('weak evidence costs one embedding call and no generation', async () => {
-  const { body } = await ask(worker.url, 'What is the capital of France?');
+  const { body } = await ask(worker.url, 'Who designed the curtains in the lobby?');
   assert.equal(body.status, 'refused');
   assert.equal(body.reason, 'no_evidence');
   assert.equal(body.cost.calls, 1);
