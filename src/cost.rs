@@ -62,6 +62,11 @@ pub fn request_upper_bound(config: &Config) -> f64 {
         .ceil()
 }
 
+/// The most one `GET /search` can cost: the query's embedding.
+pub fn search_upper_bound(config: &Config) -> f64 {
+    neurons(price(config, &config.embedding_model), Usage { input_tokens: MAX_QUESTION_CHARS as u64, output_tokens: 0 }).ceil()
+}
+
 pub fn usd(neurons: f64) -> f64 {
     neurons * USD_PER_NEURON
 }

@@ -149,24 +149,14 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         // retrieve
         let started = self.clock.now_ms();
         let keyed = text::keyed_terms(question);
-        let terms: Vec<String> = keyed.iter().map(|(t, _)| t.clone()).collect();
-        let lookup = match retrieve::match_expression(&terms) {
-            Some(expression) => self.corpus.lookup(&terms, &expression, self.config.top_k).await?,
-            None => Lookup::default(),
+        let Retrieval { lookup, vector, hits, lexical_count } = match self.retrieve(question, &keyed, self.config.top_k, &mut f.meter).await? {
+            Ok(retrieval) => retrieval,
+            Err(e) => return Ok(self.model_failed(f, "retrieve", started, &e)),
         };
-        let lexical_count = lookup.hits.len();
-        let vector = match self.models {
-            Some(models) => match self.nearest(models, question, &mut f.meter).await {
-                Ok(matches) => Some(matches),
-                Err(e) => return Ok(self.model_failed(f, "retrieve", started, &e)),
-            },
-            None => None,
-        };
-        let hits = self.fuse(lookup.hits, vector.as_deref()).await?;
         f.retrieval = hits.iter().map(retrieved).collect();
         let detail = match &vector {
             Some(v) => format!("{} passages: {lexical_count} by BM25, {} by vector, fused by reciprocal rank", hits.len(), v.len()),
-            None => format!("{} passages by BM25 over {} question terms", hits.len(), terms.len()),
+            None => format!("{} passages by BM25 over {} question terms", hits.len(), keyed.len()),
         };
         f.stages.push(self.stage("retrieve", StageStatus::Passed, started, detail));
 
@@ -235,6 +225,35 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         };
         f.stages.push(self.stage("gate", StageStatus::Refused, started, detail));
         Ok(Ending::Refused(reason))
+    }
+
+    /// Retrieval only (`GET /search`): the `k` best passages, fused as `/ask`
+    /// fuses them, with what the lookup cost. `Err` for a failing store; a
+    /// failing model is `Ok(Err(..))`.
+    pub async fn search(&self, query: &str, k: usize) -> Result<(Result<Vec<Retrieved>, ModelError>, Meter), ApiError> {
+        let mut meter = Meter::default();
+        let keyed = text::keyed_terms(query);
+        let found = self.retrieve(query, &keyed, k, &mut meter).await?;
+        Ok((found.map(|r| r.hits.iter().map(retrieved).collect()), meter))
+    }
+
+    /// BM25 (and, with models, the vector index) for `k` passages, fused.
+    async fn retrieve(&self, question: &str, keyed: &[(String, String)], k: usize, meter: &mut Meter) -> Result<Result<Retrieval, ModelError>, ApiError> {
+        let terms: Vec<String> = keyed.iter().map(|(t, _)| t.clone()).collect();
+        let lookup = match retrieve::match_expression(&terms) {
+            Some(expression) => self.corpus.lookup(&terms, &expression, k).await?,
+            None => Lookup::default(),
+        };
+        let lexical_count = lookup.hits.len();
+        let vector = match self.models {
+            Some(models) => match self.nearest(models, question, k, meter).await {
+                Ok(matches) => Some(matches),
+                Err(e) => return Ok(Err(e)),
+            },
+            None => None,
+        };
+        let hits = self.fuse(lookup.hits.clone(), vector.as_deref(), k).await?;
+        Ok(Ok(Retrieval { lookup, vector, hits, lexical_count }))
     }
 
     /// Local engine: generate by quoting, one claim per sentence, lexical
@@ -370,7 +389,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
     }
 
     /// Embeds the question and asks the index for its nearest passages.
-    async fn nearest(&self, models: &M, question: &str, meter: &mut Meter) -> Result<Vec<(String, f64)>, ModelError> {
+    async fn nearest(&self, models: &M, question: &str, k: usize, meter: &mut Meter) -> Result<Vec<(String, f64)>, ModelError> {
         let bound = Usage { input_tokens: question.chars().count() as u64, output_tokens: 0 };
         let embedded = models.embed(&[question.to_string()]).await;
         let usage = embedded.as_ref().ok().and_then(|e| e.usage).unwrap_or(bound);
@@ -383,7 +402,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
                 self.config.embedding_dimensions
             )));
         }
-        models.nearest(&vector, self.config.top_k).await
+        models.nearest(&vector, k).await
     }
 
     fn charge(&self, meter: &mut Meter, model: &str, usage: Usage) {
@@ -403,7 +422,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
     }
 
     /// Lexical and vector lists fused by reciprocal rank, cut to `top_k`.
-    async fn fuse(&self, lexical: Vec<StoredHit>, vector: Option<&[(String, f64)]>) -> Result<Vec<Hit>, ApiError> {
+    async fn fuse(&self, lexical: Vec<StoredHit>, vector: Option<&[(String, f64)]>, k: usize) -> Result<Vec<Hit>, ApiError> {
         let lexical_ids: Vec<String> = lexical.iter().map(|h| h.id.clone()).collect();
         let vector_ids: Vec<String> = vector.unwrap_or_default().iter().map(|(id, _)| id.clone()).collect();
         let missing: Vec<String> = vector_ids.iter().filter(|id| !lexical_ids.contains(id)).cloned().collect();
@@ -426,7 +445,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
                     vector_rank: ranks.get(1).copied().flatten(),
                 })
             })
-            .take(self.config.top_k)
+            .take(k)
             .collect())
     }
 
@@ -489,6 +508,14 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             corpus_version: corpus_version.to_string(),
         }
     }
+}
+
+/// What retrieval found.
+struct Retrieval {
+    lookup: Lookup,
+    vector: Option<Vec<(String, f64)>>,
+    hits: Vec<Hit>,
+    lexical_count: usize,
 }
 
 enum ChatFailure {

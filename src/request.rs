@@ -41,6 +41,56 @@ pub fn check_json_post(
     Ok(())
 }
 
+/// Most passages `GET /search` returns.
+pub const MAX_SEARCH_K: usize = 8;
+
+/// `GET /search?q=…&k=…`: retrieval only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchRequest {
+    pub query: String,
+    /// Passages wanted (1..=8); `None` takes the configured `TOP_K`.
+    pub k: Option<usize>,
+}
+
+impl SearchRequest {
+    /// Parses the query string's pairs.
+    pub fn parse<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, ApiError> {
+        let mut query = None;
+        let mut k = None;
+        for (name, value) in pairs {
+            match name {
+                "q" => query = Some(question_text(value, "q")?),
+                "k" => {
+                    let n: usize = value.parse().map_err(|_| ApiError::BadRequest("`k` must be a whole number".into()))?;
+                    if !(1..=MAX_SEARCH_K).contains(&n) {
+                        return Err(ApiError::BadRequest(format!("`k` must be 1..={MAX_SEARCH_K}")));
+                    }
+                    k = Some(n);
+                }
+                _ => {}
+            }
+        }
+        let query = query.ok_or_else(|| ApiError::BadRequest("`q` is required".into()))?;
+        Ok(SearchRequest { query, k })
+    }
+}
+
+/// A question's text: trimmed, 1..=1000 characters, no control characters.
+fn question_text(raw: &str, field: &str) -> Result<String, ApiError> {
+    let text = raw.trim();
+    let chars = text.chars().count();
+    if chars == 0 {
+        return Err(ApiError::BadRequest(format!("`{field}` is empty")));
+    }
+    if chars > MAX_QUESTION_CHARS {
+        return Err(ApiError::BadRequest(format!("`{field}` has {chars} characters; at most {MAX_QUESTION_CHARS} are allowed")));
+    }
+    if text.chars().any(|c| c.is_control() && c != '\n' && c != '\t' && c != '\r') {
+        return Err(ApiError::BadRequest(format!("`{field}` contains control characters")));
+    }
+    Ok(text.to_string())
+}
+
 impl AskRequest {
     /// Parses an `/ask` body (already checked with [`check_json_post`]).
     pub fn parse(body: &[u8]) -> Result<Self, ApiError> {
@@ -50,22 +100,10 @@ impl AskRequest {
             return Err(ApiError::BadRequest("the body must be a JSON object".into()));
         };
         let question = match fields.get("question") {
-            Some(Value::String(q)) => q.trim(),
+            Some(Value::String(q)) => question_text(q, "question")?,
             Some(_) => return Err(ApiError::BadRequest("`question` must be a string".into())),
             None => return Err(ApiError::BadRequest("`question` is required".into())),
         };
-        let chars = question.chars().count();
-        if chars == 0 {
-            return Err(ApiError::BadRequest("`question` is empty".into()));
-        }
-        if chars > MAX_QUESTION_CHARS {
-            return Err(ApiError::BadRequest(format!(
-                "`question` has {chars} characters; at most {MAX_QUESTION_CHARS} are allowed"
-            )));
-        }
-        if question.chars().any(|c| c.is_control() && c != '\n' && c != '\t' && c != '\r') {
-            return Err(ApiError::BadRequest("`question` contains control characters".into()));
-        }
         let token = match fields.get("token") {
             None | Some(Value::Null) => None,
             Some(Value::String(t)) if t.chars().count() <= MAX_TOKEN_CHARS => Some(t.clone()),
@@ -74,7 +112,7 @@ impl AskRequest {
             }
             Some(_) => return Err(ApiError::BadRequest("`token` must be a string".into())),
         };
-        Ok(AskRequest { question: question.to_string(), token })
+        Ok(AskRequest { question, token })
     }
 }
 
@@ -125,6 +163,16 @@ mod tests {
         assert_eq!(ok, AskRequest { question: "How much is a day pass?".into(), token: Some("abc".into()) });
         let exactly_max = format!(r#"{{"question":"{}"}}"#, "é".repeat(1000));
         assert!(check(&exactly_max).is_ok());
+    }
+
+    #[test]
+    fn search_parameters() {
+        let ok = SearchRequest::parse([("q", " day pass "), ("k", "8"), ("other", "x")]).unwrap();
+        assert_eq!(ok, SearchRequest { query: "day pass".into(), k: Some(8) });
+        assert_eq!(SearchRequest::parse([("q", "x")]).unwrap().k, None);
+        for pairs in [vec![], vec![("q", " ")], vec![("q", "x"), ("k", "9")], vec![("q", "x"), ("k", "two")]] {
+            assert_eq!(SearchRequest::parse(pairs).unwrap_err().code(), "bad_request");
+        }
     }
 
     #[test]

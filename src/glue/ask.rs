@@ -162,7 +162,7 @@ async fn verify_turnstile(
 }
 
 /// Counts the request against its client's window; over the limit is a 429.
-async fn count_request(env: &Env, config: &Config, client_ip: Option<&str>, now: u64) -> Result<Decision, ApiError> {
+pub(super) async fn count_request(env: &Env, config: &Config, client_ip: Option<&str>, now: u64) -> Result<Decision, ApiError> {
     let hash_key = match super::secret(env, "IP_HASH_KEY") {
         Some(key) => key,
         None if config.production => {

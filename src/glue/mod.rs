@@ -8,6 +8,7 @@ mod d1;
 mod guards;
 mod js;
 mod models;
+mod search;
 mod turnstile;
 mod vectorize;
 mod vectors;
@@ -56,6 +57,8 @@ async fn route(req: &mut Request, env: &Env, request_id: &str) -> Result<Respons
         "/admin/spend" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         "/admin/spend/release" => admin_release(req, env).await,
         "/admin/cache/pin" => admin_pin(req, env).await,
+        "/search" if req.method() == Method::Get => search::search(req, env, request_id).await,
+        "/search" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         "/health" if req.method() == Method::Get => health(env).await,
         "/health" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         _ => Err(ApiError::NotFound),

@@ -107,3 +107,20 @@ test('an off-topic request is blocked', async () => {
   const { body } = await ask(worker.url, 'Write a poem about coworking spaces.');
   assert.deepEqual([body.status, body.reason], ['blocked', 'off_topic']);
 });
+
+test('GET /search returns ranked passages with provenance, no generation', async () => {
+  const res = await fetch(`${worker.url}/search?q=${encodeURIComponent('dedicated desk price')}&k=6`);
+  assert.equal(res.status, 200);
+  assert.ok(res.headers.get('ratelimit-limit'), 'behind the same rate limit');
+  const body = await res.json();
+  assert.equal(body.k, 6);
+  assert.ok(body.results.length > 1 && body.results.length <= 6);
+  assert.equal(body.results[0].passageId, 'pricing-02');
+  assert.deepEqual(Object.keys(body.results[0]).sort(), ['doc', 'lexicalRank', 'passageId', 'score', 'section', 'text', 'vectorRank']);
+  assert.deepEqual(body.cost, { neurons: 0, usd: 0, calls: 0 });
+  for (const bad of ['', '?q=', '?q=x&k=9', '?q=x&k=two']) {
+    const r = await fetch(`${worker.url}/search${bad}`);
+    assert.equal(r.status, 400, bad);
+  }
+  assert.equal((await fetch(`${worker.url}/search?q=x`, { method: 'POST' })).status, 405);
+});

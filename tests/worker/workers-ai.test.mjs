@@ -125,3 +125,15 @@ test('every settled request is charged once, and nothing stays reserved', async 
   const rows = d1(worker.persist, 'SELECT count(*) AS open FROM spend_charges WHERE settled_at IS NULL');
   assert.deepEqual(rows, [{ open: 0 }]);
 });
+
+test('GET /search fuses vector and BM25 ranks and pays only for the embedding', async () => {
+  const before = await ledger();
+  const body = await (await fetch(`${worker.url}/search?q=${encodeURIComponent('dedicated desk price')}&k=8`)).json();
+  assert.equal(body.results.length, 8);
+  assert.ok(body.results.some((r) => r.vectorRank !== null && r.lexicalRank !== null));
+  assert.ok(body.results.some((r) => r.lexicalRank === null), 'vector-only matches are fused in');
+  assert.equal(body.cost.calls, 1);
+  const after = await ledger();
+  assert.equal(after.reservedNeurons, before.reservedNeurons);
+  assert.ok(after.spentNeurons > before.spentNeurons);
+});
