@@ -154,16 +154,40 @@ async fn admin_release(req: &mut Request, env: &Env) -> Result<Response, ApiErro
 struct Health {
     status: &'static str,
     engine: &'static str,
+    /// The models the engine calls (Workers AI engine only).
+    models: Option<Models>,
+    bindings: Bindings,
     corpus_version: String,
     passages: u32,
+}
+
+#[derive(Serialize)]
+struct Models {
+    embedding: String,
+    generation: String,
+    judge: String,
+}
+
+#[derive(Serialize)]
+struct Bindings {
+    db: bool,
+    ai: bool,
+    vectorize: bool,
 }
 
 async fn health(env: &Env) -> Result<Response, ApiError> {
     let config = config(env)?;
     let corpus = D1Corpus::new(env)?;
+    let models = (config.engine == Engine::WorkersAi).then(|| Models {
+        embedding: config.embedding_model.clone(),
+        generation: config.generation_model.clone(),
+        judge: config.judge_model.clone(),
+    });
     let health = Health {
         status: "ok",
         engine: config.engine.as_str(),
+        models,
+        bindings: Bindings { db: true, ai: ai::from_env(env).is_some(), vectorize: vectorize::from_env(env).is_some() },
         corpus_version: corpus.version().await?,
         passages: corpus.passage_count().await?,
     };

@@ -44,6 +44,12 @@ export function d1(persist, sql) {
   return JSON.parse(out).at(-1).results;
 }
 
+/** Kills a wrangler dev process group and waits for it to exit. */
+async function kill(child) {
+  try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
+  await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', r)));
+}
+
 /** The Workers AI engine against the doubles (tests/doubles). */
 export const WORKERS_AI = {
   config: join('tests', 'worker', 'workers-ai.toml'),
@@ -53,7 +59,21 @@ export const WORKERS_AI = {
 /** Starts a worker; `vars` override [vars]; `config` and `with` pick another
  * configuration (default: wrangler.toml's local environment) and the workers
  * run beside it. Returns { url, stop, logs, persist }. */
-export async function startWorker({ vars = {}, config, with: beside = [] } = {}) {
+export async function startWorker(options = {}) {
+  // A start can lose a race for its port or its build lock on a loaded machine:
+  // one more try, on a fresh port, before giving up.
+  try {
+    return await startOnce(options);
+  } catch (first) {
+    try {
+      return await startOnce(options);
+    } catch {
+      throw first;
+    }
+  }
+}
+
+async function startOnce({ vars = {}, config, with: beside = [] } = {}) {
   const persist = mkdtempSync(join(tmpdir(), 'groundgate-test-'));
   const env = { ...process.env, CI: 'true' };
   const target = config ? ['-c', config] : ['--env', 'local'];
@@ -71,12 +91,16 @@ export async function startWorker({ vars = {}, config, with: beside = [] } = {})
   child.stdout.on('data', (d) => logs.push(d.toString()));
   child.stderr.on('data', (d) => logs.push(d.toString()));
   const url = `http://127.0.0.1:${port}`;
-  await waitForHealth(url, child, logs);
   const stop = async () => {
-    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
-    await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+    await kill(child);
     rmSync(persist, { recursive: true, force: true });
   };
+  try {
+    await waitForHealth(url, child, logs);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
   return { url, stop, logs, persist };
 }
 

@@ -23,15 +23,16 @@ before(async () => {
   fake = await startFakeSiteverify();
   const base = { TURNSTILE_SITEVERIFY_URL: fake.url, TURNSTILE_TIMEOUT_MS: '1000' };
   const down = `http://127.0.0.1:${await closedPort()}/siteverify`;
-  const [pass, fail, spent, unreachable, production] = await Promise.all([
-    startWorker({ vars: { ...base, TURNSTILE_SECRET: SECRETS.pass, TURNSTILE_ACTION: 'ask' } }),
-    startWorker({ vars: { ...base, TURNSTILE_SECRET: SECRETS.fail } }),
-    startWorker({ vars: { ...base, TURNSTILE_SECRET: SECRETS.spent } }),
-    startWorker({ vars: { ...base, TURNSTILE_SECRET: SECRETS.pass, TURNSTILE_SITEVERIFY_URL: down } }),
-    startWorker({ vars: { ...base, ENVIRONMENT: 'production', IP_HASH_KEY: 'k' } }),
-  ]);
-  Object.assign(workers, { pass, fail, spent, unreachable, production });
-  await ingest(pass.url, corpusDocuments());
+  // One at a time: concurrent `wrangler dev` starts share the project's .wrangler folder.
+  const plan = {
+    pass: { ...base, TURNSTILE_SECRET: SECRETS.pass, TURNSTILE_ACTION: 'ask' },
+    fail: { ...base, TURNSTILE_SECRET: SECRETS.fail },
+    spent: { ...base, TURNSTILE_SECRET: SECRETS.spent },
+    unreachable: { ...base, TURNSTILE_SECRET: SECRETS.pass, TURNSTILE_SITEVERIFY_URL: down },
+    production: { ...base, ENVIRONMENT: 'production', IP_HASH_KEY: 'k' },
+  };
+  for (const [name, vars] of Object.entries(plan)) workers[name] = await startWorker({ vars });
+  await ingest(workers.pass.url, corpusDocuments());
 });
 after(async () => {
   await Promise.all(Object.values(workers).map((w) => w.stop()));

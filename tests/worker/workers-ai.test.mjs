@@ -16,6 +16,13 @@ const Q = 'How much does the Dedicated Desk plan cost?';
 const stageOf = (body, name) => body.stages.find((s) => s.name === name);
 const ledger = async () => (await fetch(`${worker.url}/admin/spend`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json();
 
+test('/health names the engine, its models and the bindings present', async () => {
+  const health = await (await fetch(`${worker.url}/health`)).json();
+  assert.equal(health.engine, 'workers-ai');
+  assert.deepEqual(health.bindings, { db: true, ai: true, vectorize: true });
+  assert.equal(health.models.judge, '@cf/mistralai/mistral-small-3.1-24b-instruct');
+});
+
 test('ingest embeds every passage (charged) and a second ingest embeds nothing', async () => {
   const again = await ingest(worker.url, corpusDocuments());
   assert.deepEqual([again.body.added.length, again.body.updated.length, again.body.embeddingNeurons], [0, 0, 0]);
