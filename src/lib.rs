@@ -27,6 +27,7 @@
 //! - [`pipeline`]: the stages in order, over the [`pipeline::Corpus`] trait.
 //! - [`response`]: the wire types (`AskResponse`, stages, errors).
 //! - [`error`]: one error enum, one mapping to status + stable code.
+//! - [`audit`]: audit records in canonical JSON, the hash chain, and its verification.
 //! - [`auth`]: constant-time bearer token check.
 //! - `memory` (native only): an in-memory BM25 [`pipeline::Corpus`] for tests and
 //!   offline tools; the wasm build leaves it out.
@@ -35,6 +36,7 @@
 //! request/response objects, the clock).
 
 pub mod answer;
+pub mod audit;
 pub mod auth;
 pub mod cache;
 pub mod chunk;

@@ -5,9 +5,14 @@
 
 use worker::{Env, Request, Response};
 
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
 use super::d1::D1Corpus;
 use super::models::WorkersAi;
-use super::{ai, guards, turnstile, vectorize, JsClock};
+use super::{ai, audit, guards, turnstile, vectorize, JsClock};
+use crate::audit::Record;
+use crate::chunk::hex;
 use crate::cache;
 use crate::config::{Config, Engine};
 use crate::cost;
@@ -22,15 +27,58 @@ use crate::spend;
 /// development works without secrets. Production refuses to run without one.
 const DEV_IP_HASH_KEY: &str = "groundgate-local-development-only";
 
+/// `/ask`, and its one audit record, appended whatever the outcome (where D1 is up).
 pub async fn ask(req: &mut Request, env: &Env, request_id: &str) -> Result<Response, ApiError> {
+    let mut record = Record {
+        request_id: request_id.to_string(),
+        time: worker::js_sys::Date::now() as u64,
+        client_key: None,
+        question_hash: None,
+        outcome: "error".into(),
+        reason: None,
+        groundedness: None,
+        passages: Vec::new(),
+        neurons: 0.0,
+        stages: Vec::new(),
+    };
+    let result = answer(req, env, request_id, &mut record).await;
+    if let Err(e) = &result {
+        record.outcome = "error".into();
+        record.reason = Some(e.code().into());
+    }
+    if let Err(e) = audit::append(env, &record).await {
+        worker::console_error!("{request_id} audit append failed: {e}");
+    }
+    result
+}
+
+/// Copies what the audit keeps from a response (fresh or served from the cache).
+fn fill(record: &mut Record, response: &Value) {
+    let text = |v: &Value| v.as_str().map(String::from);
+    record.outcome = text(&response["status"]).unwrap_or_else(|| "error".into());
+    record.reason = text(&response["reason"]);
+    record.groundedness = response["groundedness"]["mean"].as_f64();
+    record.passages = response["citations"].as_array().into_iter().flatten().filter_map(|c| text(&c["passageId"])).collect();
+    record.neurons = response["cost"]["neurons"].as_f64().unwrap_or(0.0);
+    record.stages = response["stages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| format!("{}:{}", s["name"].as_str().unwrap_or("?"), s["status"].as_str().unwrap_or("?")))
+        .collect();
+}
+
+async fn answer(req: &mut Request, env: &Env, request_id: &str, record: &mut Record) -> Result<Response, ApiError> {
     let clock = JsClock;
     let started = clock.now_ms();
     let body = super::read_json_body(req, MAX_ASK_BODY).await?;
     let question = AskRequest::parse(&body)?;
+    record.question_hash = Some(hex(&Sha256::digest(cache::normalize_question(&question.question).as_bytes())));
     let config = super::config(env)?;
     let mut stages = vec![stage(&clock, "validate", StageStatus::Passed, started, format!("question of {} characters", question.question.chars().count()))];
     let admin = super::is_admin(req, env);
     let client_ip = req.headers().get("cf-connecting-ip").ok().flatten();
+    record.client_key = client_key(env, &config, client_ip.as_deref()).ok();
 
     let started = clock.now_ms();
     let (status, detail) = verify_turnstile(env, &config, admin, question.token.as_deref(), client_ip.as_deref()).await?;
@@ -56,6 +104,7 @@ pub async fn ask(req: &mut Request, env: &Env, request_id: &str) -> Result<Respo
         let hit = stage(&clock, "cache", StageStatus::Passed, started, format!("hit ({}): no model call, no spend", tier.as_str()));
         stages.push(hit);
         if let Some(served) = cache::serve(&stored, request_id, &stages, tier) {
+            fill(record, &served);
             return Ok(with_limit_headers(super::json(200, &served), decision));
         }
         stages.pop();
@@ -75,6 +124,9 @@ pub async fn ask(req: &mut Request, env: &Env, request_id: &str) -> Result<Respo
             let status = serde_json::to_value(answer.status).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
             guards::store(env, &key, &status, &text, now, config.cache_ttl_seconds).await;
         }
+    }
+    if let Ok(value) = serde_json::to_value(&answer) {
+        fill(record, &value);
     }
     Ok(with_limit_headers(super::json(200, &answer), decision))
 }
@@ -161,8 +213,8 @@ async fn verify_turnstile(
     Ok((StageStatus::Passed, "siteverify: success".into()))
 }
 
-/// Counts the request against its client's window; over the limit is a 429.
-pub(super) async fn count_request(env: &Env, config: &Config, client_ip: Option<&str>, now: u64) -> Result<Decision, ApiError> {
+/// HMAC(IP_HASH_KEY, client IP): the only form in which a client is stored.
+fn client_key(env: &Env, config: &Config, client_ip: Option<&str>) -> Result<String, ApiError> {
     let hash_key = match super::secret(env, "IP_HASH_KEY") {
         Some(key) => key,
         None if config.production => {
@@ -171,7 +223,12 @@ pub(super) async fn count_request(env: &Env, config: &Config, client_ip: Option<
         None => DEV_IP_HASH_KEY.to_string(),
     };
     // Without CF-Connecting-IP (only outside Cloudflare's edge) all such clients share one bucket.
-    let client = rate_limit::client_key(hash_key.as_bytes(), client_ip.unwrap_or("unknown"));
+    Ok(rate_limit::client_key(hash_key.as_bytes(), client_ip.unwrap_or("unknown")))
+}
+
+/// Counts the request against its client's window; over the limit is a 429.
+pub(super) async fn count_request(env: &Env, config: &Config, client_ip: Option<&str>, now: u64) -> Result<Decision, ApiError> {
+    let client = client_key(env, config, client_ip)?;
     let decision = guards::count_request(env, &client, config.rate_limit, config.rate_limit_window_seconds, now).await?;
     if decision.allowed {
         Ok(decision)

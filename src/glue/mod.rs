@@ -4,6 +4,7 @@
 
 mod ai;
 mod ask;
+mod audit;
 mod d1;
 mod guards;
 mod js;
@@ -57,6 +58,8 @@ async fn route(req: &mut Request, env: &Env, request_id: &str) -> Result<Respons
         "/admin/spend" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         "/admin/spend/release" => admin_release(req, env).await,
         "/admin/cache/pin" => admin_pin(req, env).await,
+        "/admin/audit/verify" if req.method() == Method::Get => admin_verify(req, env).await,
+        "/admin/audit/verify" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         "/search" if req.method() == Method::Get => search::search(req, env, request_id).await,
         "/search" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         "/health" if req.method() == Method::Get => health(env).await,
@@ -110,6 +113,18 @@ async fn admin_spend(req: &Request, env: &Env) -> Result<Response, ApiError> {
     let day = spend::utc_day((worker::js_sys::Date::now() / 1000.0) as u64);
     let ledger = guards::ledger(env, &day, config.daily_cap_neurons(), crate::cost::request_upper_bound(&config)).await?;
     Ok(json(200, &ledger))
+}
+
+/// `GET /admin/audit/verify`: walks the chain; OK with the row count, or the
+/// first row whose body, hash or place does not check out.
+async fn admin_verify(req: &Request, env: &Env) -> Result<Response, ApiError> {
+    require_admin(req, env)?;
+    let rows = audit::rows(env).await?;
+    let body = match crate::audit::verify(&rows) {
+        Ok(count) => serde_json::json!({ "ok": true, "rows": count }),
+        Err(broken) => serde_json::json!({ "ok": false, "rows": rows.len(), "firstBadRow": broken.seq, "why": broken.why }),
+    };
+    Ok(json(200, &body))
 }
 
 #[derive(serde::Deserialize)]

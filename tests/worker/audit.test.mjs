@@ -1,0 +1,60 @@
+// The audit log under workerd: one hash-chained record per /ask, appended
+// without forking under concurrency; tampering is found at the exact row.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { startWorker, ingest, ask, corpusDocuments, d1, ROOT, ADMIN_TOKEN } from './harness.mjs';
+
+let worker;
+before(async () => {
+  worker = await startWorker({ vars: { IP_HASH_KEY: 'audit-key' } });
+  await ingest(worker.url, corpusDocuments());
+});
+after(() => worker?.stop());
+
+const verify = () => new Promise((resolve) => {
+  const child = spawn(join(ROOT, 'scripts', 'verify-audit'), ['--url', worker.url], { env: { ...process.env, ADMIN_TOKEN } });
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; });
+  child.on('close', (code) => resolve({ code, out }));
+});
+
+test('every /ask is recorded once, errors included, with hashes instead of IPs and questions', async () => {
+  await ask(worker.url, 'How much does the Dedicated Desk plan cost?', {}, { 'cf-connecting-ip': '192.0.2.7' });
+  await ask(worker.url, 'Where can I park my car?');
+  await fetch(`${worker.url}/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"question": ""}' });
+  const rows = d1(worker.persist, 'SELECT seq, body FROM audit_log ORDER BY seq');
+  assert.deepEqual(rows.map((r) => r.seq), [1, 2, 3]);
+  const [answered, refused, error] = rows.map((r) => JSON.parse(r.body));
+  assert.deepEqual([answered.outcome, refused.outcome, refused.reason, error.outcome, error.reason], ['answered', 'refused', 'no_evidence', 'error', 'bad_request']);
+  assert.deepEqual(answered.passages, ['pricing-02']);
+  assert.match(answered.clientKey, /^[0-9a-f]{64}$/);
+  assert.match(answered.questionHash, /^[0-9a-f]{64}$/);
+  assert.ok(!rows.some((r) => r.body.includes('192.0.2.7') || r.body.includes('Dedicated Desk plan cost')));
+  assert.ok(answered.stages.includes('gate:passed'));
+  assert.deepEqual(await verify(), { code: 0, out: 'OK: 3 rows, every row chained to the one before\n' });
+});
+
+test('40 concurrent requests append 40 rows and never fork the chain', async () => {
+  await Promise.all(Array.from({ length: 40 }, (_, i) => ask(worker.url, `How long is security camera footage kept? ${'🟩'.repeat(i)}`, {}, { 'cf-connecting-ip': `192.0.2.${i}` })));
+  const { code, out } = await verify();
+  assert.equal(code, 0, out);
+  assert.match(out, /OK: 43 rows/);
+});
+
+test('a tampered body, a tampered hash and a deleted row are each reported at their row', async () => {
+  const [row5] = d1(worker.persist, 'SELECT body, hash FROM audit_log WHERE seq = 5');
+  d1(worker.persist, "UPDATE audit_log SET body = replace(body, '\"outcome\":\"answered\"', '\"outcome\":\"refused\"') WHERE seq = 5");
+  assert.match((await verify()).out, /BROKEN at row 5: hash does not match the row's body/);
+  d1(worker.persist, `UPDATE audit_log SET body = '${row5.body.replace(/'/g, "''")}' WHERE seq = 5`);
+  assert.equal((await verify()).code, 0, 'restored');
+
+  d1(worker.persist, "UPDATE audit_log SET hash = 'ff' || substr(hash, 3) WHERE seq = 9");
+  assert.match((await verify()).out, /BROKEN at row 9: hash does not match the row's body/);
+  d1(worker.persist, `UPDATE audit_log SET hash = (SELECT prev_hash FROM audit_log WHERE seq = 10) WHERE seq = 9`);
+  assert.equal((await verify()).code, 0, 'restored');
+
+  d1(worker.persist, 'DELETE FROM audit_log WHERE seq = 12');
+  assert.match((await verify()).out, /BROKEN at row 13: row 12 is missing/);
+});
