@@ -53,11 +53,12 @@ async fn fetch(mut req: Request, env: Env, _ctx: Context) -> worker::Result<Resp
 async fn route(req: &mut Request, env: &Env, request_id: &str) -> Result<Response, ApiError> {
     match req.path().as_str() {
         "/ask" => ask::ask(req, env, request_id).await,
-        "/admin/ingest" => admin_ingest(req, env).await,
+        "/admin/ingest" if req.method() == Method::Post => admin_ingest(req, env).await,
         "/admin/spend" if req.method() == Method::Get => admin_spend(req, env).await,
         "/admin/spend" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
-        "/admin/spend/release" => admin_release(req, env).await,
-        "/admin/cache/pin" => admin_pin(req, env).await,
+        "/admin/spend/release" if req.method() == Method::Post => admin_release(req, env).await,
+        "/admin/cache/pin" if req.method() == Method::Post => admin_pin(req, env).await,
+        "/admin/ingest" | "/admin/spend/release" | "/admin/cache/pin" => Err(ApiError::MethodNotAllowed { allow: "POST" }),
         "/admin/audit/verify" if req.method() == Method::Get => admin_verify(req, env).await,
         "/admin/audit/verify" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         "/search" if req.method() == Method::Get => search::search(req, env, request_id).await,

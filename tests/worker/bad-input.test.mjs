@@ -1,4 +1,5 @@
-// Bad input never gets a 5xx: each case gets a 4xx JSON error with a stable code.
+// Bad input never gets a 5xx: each case (over 40, table-driven) gets a 4xx JSON
+// error with a stable code, and the worker stays healthy.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startWorker, ADMIN_TOKEN } from './harness.mjs';
@@ -32,6 +33,16 @@ const cases = [
   ['body over 16 KiB', { method: 'POST', headers: json, body: JSON.stringify({ question: 'hi', pad: 'x'.repeat(17 * 1024) }) }, 413, 'payload_too_large'],
   ['oversize token', { method: 'POST', headers: json, body: JSON.stringify({ question: 'hi', token: 't'.repeat(2049) }) }, 400, 'bad_request'],
   ['token of the wrong type', { method: 'POST', headers: json, body: JSON.stringify({ question: 'hi', token: 5 }) }, 400, 'bad_request'],
+  ['token is an object', { method: 'POST', headers: json, body: JSON.stringify({ question: 'hi', token: { a: 1 } }) }, 400, 'bad_request'],
+  ['JSON null', { method: 'POST', headers: json, body: 'null' }, 400, 'bad_request'],
+  ['JSON number', { method: 'POST', headers: json, body: '42' }, 400, 'bad_request'],
+  ['question is an array', { method: 'POST', headers: json, body: '{"question": ["how much"]}' }, 400, 'bad_request'],
+  ['question is a boolean', { method: 'POST', headers: json, body: '{"question": true}' }, 400, 'bad_request'],
+  ['trailing garbage after the object', { method: 'POST', headers: json, body: '{"question": "hi"} x' }, 400, 'bad_request'],
+  ['deeply nested object', { method: 'POST', headers: json, body: '{"a":'.repeat(2000) + '1' + '}'.repeat(2000) }, 400, 'bad_request'],
+  ['control character in a long question', { method: 'POST', headers: json, body: body(`${'a'.repeat(500)}\u001b[31m`) }, 400, 'bad_request'],
+  ['DELETE /ask', { method: 'DELETE' }, 405, 'method_not_allowed'],
+  ['content type with a bogus charset still JSON', { method: 'POST', headers: { 'content-type': 'application/jsonx' }, body: body('hi') }, 415, 'unsupported_media_type'],
 ];
 
 for (const [name, init, status, code] of cases) {
@@ -68,6 +79,24 @@ test('/admin/ingest: a body that is not an ingest request -> 400', async () => {
   assert.equal(res.status, 400);
   assert.equal((await res.json()).error.code, 'bad_request');
 });
+
+const routeCases = [
+  ['GET /admin/ingest', '/admin/ingest', { method: 'GET' }, 405, 'method_not_allowed'],
+  ['POST /health', '/health', { method: 'POST' }, 405, 'method_not_allowed'],
+  ['POST /search', '/search?q=x', { method: 'POST' }, 405, 'method_not_allowed'],
+  ['POST /admin/spend', '/admin/spend', { method: 'POST' }, 405, 'method_not_allowed'],
+  ['GET /admin/spend without a token', '/admin/spend', { method: 'GET' }, 401, 'unauthorized'],
+  ['GET /admin/audit/verify with a wrong token', '/admin/audit/verify', { headers: { authorization: 'Bearer wrong' } }, 401, 'unauthorized'],
+  ['GET /search without q', '/search', {}, 400, 'bad_request'],
+  ['GET /search with k=0', '/search?q=x&k=0', {}, 400, 'bad_request'],
+];
+for (const [name, path, init, status, code] of routeCases) {
+  test(`${name} -> ${status} ${code}`, async () => {
+    const res = await fetch(`${worker.url}${path}`, init);
+    assert.equal(res.status, status);
+    assert.equal((await res.json()).error.code, code);
+  });
+}
 
 test('unknown routes -> 404 JSON', async () => {
   for (const path of ['/nope', '/ask/extra', '/admin']) {
