@@ -8,7 +8,10 @@ const option = (name, fallback) => {
 };
 const REQUESTS = option('--requests', 300);
 const CONCURRENCY = option('--concurrency', 8);
-const LIMIT = 5;
+const LOAD = args.includes('--load');
+const CLIENTS = option('--clients', 50);
+const SECONDS = option('--seconds', 30);
+const LIMIT = LOAD ? option('--limit', 20) : 5;
 
 const worker = await startWorker({ vars: { RATE_LIMIT: String(LIMIT) } });
 const ask = (question, ip) => fetch(`${worker.url}/ask`, {
@@ -21,6 +24,12 @@ const ask = (question, ip) => fetch(`${worker.url}/ask`, {
 let n = 0;
 const freshIp = () => { n += 1; return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`; };
 const marker = (i) => [...i.toString(4)].map((d) => ['🟥', '🟧', '🟨', '🟩'][d]).join('');
+
+if (LOAD) {
+  await load();
+  await worker.stop();
+  process.exit(0);
+}
 
 async function measure(label, request, expectStatus) {
   const times = [];
@@ -65,4 +74,41 @@ try {
   }
 } finally {
   await worker.stop();
+}
+
+/** --load: CLIENTS clients, each its own IP, asking in a loop for SECONDS. */
+async function load() {
+  await ingest(worker.url, corpusDocuments());
+  const questions = ['How much does the Dedicated Desk plan cost?', 'Where can I park my car?', 'How long is security camera footage kept?'];
+  const deadline = performance.now() + SECONDS * 1000;
+  const times = [];
+  const statuses = {};
+  const admittedPerClient = [];
+  const client = async (c) => {
+    const ip = `198.18.${c >> 8}.${c & 255}`;
+    let admitted = 0;
+    let i = 0;
+    while (performance.now() < deadline) {
+      const t = performance.now();
+      const res = await ask(`${questions[i % questions.length]} ${marker(c * 1000 + i)}`, ip);
+      await res.arrayBuffer();
+      times.push(performance.now() - t);
+      statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+      admitted += res.status === 200 ? 1 : 0;
+      i += 1;
+    }
+    admittedPerClient.push(admitted);
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c)));
+  const elapsed = (performance.now() - started) / 1000;
+  times.sort((a, b) => a - b);
+  const pick = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
+  const fiveXX = Object.entries(statuses).filter(([s]) => s >= 500).reduce((a, [, n]) => a + n, 0);
+  const exact = admittedPerClient.every((n) => n === LIMIT);
+  console.log(`load: ${CLIENTS} clients for ${SECONDS} s, rate limit ${LIMIT} per client, local engine under workerd`);
+  console.log(`  requests ${times.length}, ${(times.length / elapsed).toFixed(1)} per second`);
+  console.log(`  latency p50 ${pick(0.5).toFixed(1)} ms, p99 ${pick(0.99).toFixed(1)} ms`);
+  console.log(`  statuses ${JSON.stringify(statuses)}; 5xx: ${fiveXX}`);
+  console.log(`  every client got exactly its limit (${LIMIT} admitted): ${exact ? 'yes' : `no: ${JSON.stringify(admittedPerClient)}`}`);
 }

@@ -1,64 +1,108 @@
-//! The audit log in D1: append one record per `/ask`, guarded on the chain's
-//! tail so concurrent requests never fork it, and read it back for verification.
+//! The audit log in D1. Appending is one atomic INSERT (no race for the tail on
+//! the request's path); sealing then fills `prev_hash` and `hash` in seq order
+//! for every unsealed row after the last sealed one. Two sealers compute the
+//! same values and each row is written only while unsealed, so the chain never
+//! forks however many requests append at once.
 
 use serde::Deserialize;
 use worker::wasm_bindgen::JsValue;
-use worker::Env;
+use worker::{D1Database, Env};
 
 use crate::audit::{self, Record, Row};
 use crate::error::ApiError;
 
-/// Appends under contention: each lost race re-reads the tail.
-const MAX_ATTEMPTS: usize = 50;
+/// Rows sealed per round; a backlog is sealed over several rounds.
+const SEAL_BATCH: u32 = 200;
 
 fn dependency(context: &'static str) -> impl Fn(worker::Error) -> ApiError {
     move |e| ApiError::Dependency(format!("D1 {context}: {e}"))
 }
 
-#[derive(Deserialize)]
-struct Tail {
-    seq: u64,
-    hash: String,
+fn database(env: &Env) -> Result<D1Database, ApiError> {
+    env.d1("DB").map_err(|_| ApiError::Misconfigured("the D1 binding DB is missing".into()))
 }
 
-/// Appends `record` after the current tail. The insert only happens if no row
-/// took that place meanwhile; otherwise it re-reads the tail and tries again.
-pub async fn append(env: &Env, record: &Record) -> Result<u64, ApiError> {
-    let db = env.d1("DB").map_err(|_| ApiError::Misconfigured("the D1 binding DB is missing".into()))?;
-    let body = record.canonical();
-    for _ in 0..MAX_ATTEMPTS {
-        let tail: Option<Tail> = db
-            .prepare("SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1")
-            .first(None)
-            .await
-            .map_err(dependency("audit tail"))?;
-        let (prev_seq, prev_hash) = tail.map_or((0, audit::GENESIS.to_string()), |t| (t.seq, t.hash));
-        let seq = prev_seq + 1;
-        let hash = audit::chain_hash(&prev_hash, &body);
-        let result = db
+/// Appends `record` and seals the chain up to it.
+pub async fn append(env: &Env, record: &Record) -> Result<(), ApiError> {
+    let db = database(env)?;
+    db.prepare("INSERT INTO audit_log (body) VALUES (?1)")
+        .bind(&[record.canonical().into()])
+        .map_err(dependency("bind audit"))?
+        .run()
+        .await
+        .map_err(dependency("audit append"))?;
+    seal(&db).await
+}
+
+#[derive(Deserialize)]
+struct Unsealed {
+    seq: u64,
+    body: String,
+}
+
+#[derive(Deserialize)]
+struct Sealed {
+    hash: Option<String>,
+}
+
+/// Seals every row after the last sealed one, in order.
+async fn seal(db: &D1Database) -> Result<(), ApiError> {
+    loop {
+        let pending: Vec<Unsealed> = db
             .prepare(
-                "INSERT INTO audit_log (seq, body, prev_hash, hash) SELECT ?1, ?2, ?3, ?4 \
-                 WHERE NOT EXISTS (SELECT 1 FROM audit_log WHERE seq >= ?1)",
+                "SELECT seq, body FROM audit_log WHERE hash IS NULL \
+                 AND seq > coalesce((SELECT max(seq) FROM audit_log WHERE hash IS NOT NULL), 0) ORDER BY seq LIMIT ?1",
             )
-            .bind(&[JsValue::from(seq as f64), body.as_str().into(), prev_hash.as_str().into(), hash.as_str().into()])
-            .map_err(dependency("bind audit"))?
-            .run()
+            .bind(&[JsValue::from(SEAL_BATCH)])
+            .map_err(dependency("bind seal"))?
+            .all()
             .await
-            .map_err(dependency("audit append"))?;
-        if result.meta().ok().flatten().and_then(|m| m.changes) == Some(1) {
-            return Ok(seq);
+            .map_err(dependency("seal read"))?
+            .results()
+            .map_err(dependency("seal decode"))?;
+        let Some(first) = pending.first() else { return Ok(()) };
+        let mut prev = if first.seq == 1 {
+            audit::GENESIS.to_string()
+        } else {
+            let before: Option<Sealed> = db
+                .prepare("SELECT hash FROM audit_log WHERE seq = ?1")
+                .bind(&[JsValue::from((first.seq - 1) as f64)])
+                .map_err(dependency("bind seal"))?
+                .first(None)
+                .await
+                .map_err(dependency("seal read"))?;
+            // A missing or unsealed predecessor is a broken chain: leave it for verify to report.
+            match before.and_then(|b| b.hash) {
+                Some(hash) => hash,
+                None => return Ok(()),
+            }
+        };
+        let mut statements = Vec::with_capacity(pending.len());
+        for row in &pending {
+            let hash = audit::chain_hash(&prev, &row.body);
+            statements.push(
+                db.prepare("UPDATE audit_log SET prev_hash = ?2, hash = ?3 WHERE seq = ?1 AND hash IS NULL")
+                    .bind(&[JsValue::from(row.seq as f64), prev.as_str().into(), hash.as_str().into()])
+                    .map_err(dependency("bind seal"))?,
+            );
+            prev = hash;
+        }
+        db.batch(statements).await.map_err(dependency("seal write"))?;
+        if pending.len() < SEAL_BATCH as usize {
+            return Ok(());
         }
     }
-    Err(ApiError::Dependency(format!("audit append lost {MAX_ATTEMPTS} races for the tail")))
 }
 
-/// Every row, in order.
+/// Seals what is pending, then returns every row in order (unsealed ones with
+/// empty hashes, which verification reports).
 pub async fn rows(env: &Env) -> Result<Vec<Row>, ApiError> {
-    let db = env.d1("DB").map_err(|_| ApiError::Misconfigured("the D1 binding DB is missing".into()))?;
-    let result = db
-        .prepare("SELECT seq, body, prev_hash, hash FROM audit_log ORDER BY seq")
+    let db = database(env)?;
+    seal(&db).await?;
+    db.prepare("SELECT seq, body, coalesce(prev_hash, '') AS prev_hash, coalesce(hash, '') AS hash FROM audit_log ORDER BY seq")
         .all()
         .await
-        .map_err(dependency("audit read"))?;
-    result.results().map_err(dependency("audit decode"))
+        .map_err(dependency("audit read"))?
+        .results()
+        .map_err(dependency("audit decode"))
 }
