@@ -1,0 +1,29 @@
+//! Parsing model output never panics, and what it accepts only cites retrieved ids.
+#![no_main]
+use groundgate::prompts::{parse_answer, parse_claims, parse_scores};
+use groundgate::retrieve::Hit;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let hits = [Hit {
+        id: "pricing-02".into(),
+        doc: "pricing".into(),
+        section: "Dedicated Desk".into(),
+        text: "A Dedicated Desk costs $450 per month.".into(),
+        score: 1.0,
+        lexical_rank: Some(1),
+        vector_rank: None,
+    }];
+    if let Some(answer) = parse_answer(text, &hits) {
+        assert!(answer.citations.iter().all(|id| id == "pricing-02"));
+    }
+    let _ = parse_claims(text);
+    if let Some(scores) = parse_scores(text, 3, &hits) {
+        assert_eq!(scores.len(), 3);
+        assert!(scores.iter().all(|s| (0.0..=1.0).contains(&s.score)));
+    }
+    for claim in text.lines().take(4) {
+        let _ = groundgate::support::check(claim, &hits);
+    }
+});

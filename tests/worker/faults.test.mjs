@@ -1,0 +1,34 @@
+// A failing dependency gets a defined outcome: D1 failing during rate limiting
+// fails closed (503, never a 500 or a panic), nothing is cached, and the request
+// is still audited where D1 is up.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startWorker, ingest, ask, corpusDocuments, d1 } from './harness.mjs';
+
+let worker;
+before(async () => {
+  worker = await startWorker();
+  await ingest(worker.url, corpusDocuments());
+});
+after(() => worker?.stop());
+
+test('D1 failing during rate limiting fails closed, uncached, audited', async () => {
+  d1(worker.persist, 'ALTER TABLE rate_limits RENAME TO rate_limits_away');
+  const { status, body } = await ask(worker.url, 'How much does the Dedicated Desk plan cost?');
+  assert.equal(status, 503);
+  assert.equal(body.error.code, 'unavailable');
+  assert.ok(!JSON.stringify(body).includes('rate_limits'), 'D1 detail stays in the log');
+  const rows = d1(worker.persist, "SELECT count(*) AS cached FROM answer_cache; SELECT body FROM audit_log ORDER BY seq DESC LIMIT 1");
+  assert.match(rows[0].body, /"outcome":"error","passages":\[\],"questionHash":"[0-9a-f]{64}","reason":"unavailable"/);
+  assert.deepEqual(d1(worker.persist, 'SELECT count(*) AS cached FROM answer_cache'), [{ cached: 0 }]);
+  d1(worker.persist, 'ALTER TABLE rate_limits_away RENAME TO rate_limits');
+  assert.equal((await ask(worker.url, 'How much does the Dedicated Desk plan cost?')).status, 200, 'recovers when D1 does');
+});
+
+test('D1 failing for the corpus is a 503, not a 500', async () => {
+  d1(worker.persist, 'ALTER TABLE passages RENAME TO passages_away');
+  const { status, body } = await ask(worker.url, 'How long is security camera footage kept?');
+  assert.equal(status, 503);
+  assert.equal(body.error.code, 'unavailable');
+  d1(worker.persist, 'ALTER TABLE passages_away RENAME TO passages');
+});
