@@ -8,7 +8,7 @@
 //   👻 cite a passage id that was not retrieved   🤷 answer empty (the passages do not answer)
 //   🧩 broken JSON once, then valid on repair     🧨 broken JSON every time
 //   💥 model error                                🚫 daily allocation used up (error 3036)
-//   🐢 answer after 4 s                           ⌛ answer after 10 s (past AI_TIMEOUT_MS)
+//   🐢 answer after 4 s    🦥 answer after 8 s     ⌛ answer after 10 s (past AI_TIMEOUT_MS)
 import { WorkerEntrypoint } from 'cloudflare:workers';
 
 const DIMENSIONS = 768;
@@ -125,6 +125,7 @@ export class AiDouble extends WorkerEntrypoint {
     if (question.includes('💥')) throw new Error('AiError: 5007: internal model error');
     if (question.includes('🚫')) throw new Error('AiError: 3036: Account limited: you have used up your daily free allocation of 10,000 neurons');
     if (question.includes('🐢')) await sleep(4000);
+    if (question.includes('🦥')) await sleep(8000);
     if (question.includes('⌛')) await sleep(10000);
     const repairing = input.messages.some((m) => m.role === 'assistant');
     let response;

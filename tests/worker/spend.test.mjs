@@ -107,3 +107,22 @@ test('releasing a settled request again charges nothing; a stuck one is released
   assert.equal(after.reservedNeurons, before.reservedNeurons);
   assert.ok(Math.abs(after.spentNeurons - (before.spentNeurons + 100)) < 1e-6, 'charged its reservation once');
 });
+
+test('D1 failing at settle: the answer stands, the reservation waits, release recovers it', async () => {
+  const w = started[0];
+  const before = await ledger(w);
+  // 🦥: the generator answers after 8 s, long after the table is gone.
+  const pending = ask(w.url, `How much does the Dedicated Desk plan cost? 🦥${marker(999)}`);
+  await new Promise((r) => setTimeout(r, 1000));
+  d1(w.persist, 'ALTER TABLE spend_charges RENAME TO spend_charges_away');
+  const { status, body } = await pending;
+  assert.equal(status, 200, 'the answer is served though its settle failed');
+  d1(w.persist, 'ALTER TABLE spend_charges_away RENAME TO spend_charges');
+  const stuck = await ledger(w);
+  assert.equal(stuck.reservedNeurons, before.reservedNeurons + bound, 'the reservation waits, visible in the ledger');
+  const released = await fetch(`${w.url}/admin/spend/release`, {
+    method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: JSON.stringify({ requestId: body.requestId }),
+  }).then((r) => r.json());
+  assert.equal(released.released, true);
+  assert.equal((await ledger(w)).reservedNeurons, before.reservedNeurons);
+});
