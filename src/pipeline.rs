@@ -118,8 +118,6 @@ enum Ending {
     Answered(String),
     Refused(Reason),
     Blocked(Reason),
-    /// The store failed mid-way: the request fails (503), it is not refused.
-    Failed(ApiError),
 }
 
 impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
@@ -127,10 +125,8 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
     /// `Err` only for a failing store (D1); model failures are refusals.
     pub async fn run(&self, request_id: &str, question: &str, corpus_version: &str, stages: Vec<Stage>) -> Result<AskResponse, ApiError> {
         let mut findings = Findings { stages, ..Findings::default() };
-        match self.stages(question, &mut findings).await? {
-            Ending::Failed(error) => Err(error),
-            ending => Ok(self.response(request_id, corpus_version, findings, ending)),
-        }
+        let ending = self.stages(question, &mut findings).await?;
+        Ok(self.response(request_id, corpus_version, findings, ending))
     }
 
     async fn stages(&self, question: &str, f: &mut Findings) -> Result<Ending, ApiError> {
@@ -181,7 +177,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         let expected = intent::expected(question);
         let claims = match self.models {
             None => self.quote(&focus, expected, &hits, f),
-            Some(models) => match self.generate_and_judge(models, question, &hits, f).await {
+            Some(models) => match self.generate_and_judge(models, question, &hits, f).await? {
                 Ok(claims) => claims,
                 Err(ending) => return Ok(ending),
             },
@@ -278,45 +274,61 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
 
     /// Workers AI engine: the generator answers, the judge decomposes and scores,
     /// the deterministic caps cut what the judge let through.
-    async fn generate_and_judge(&self, models: &M, question: &str, hits: &[Hit], f: &mut Findings) -> Result<(String, Vec<ClaimCheck>), Ending> {
+    /// `Err` for a failing store; `Ok(Err(ending))` when a model ends the request.
+    async fn generate_and_judge(
+        &self,
+        models: &M,
+        question: &str,
+        hits: &[Hit],
+        f: &mut Findings,
+    ) -> Result<Result<(String, Vec<ClaimCheck>), Ending>, ApiError> {
         let started = self.clock.now_ms();
         let model = &self.config.generation_model;
         let messages = prompts::answer_messages(question, hits);
         let shape = r#"{"answer": "...", "citations": ["passage-id"]}"#;
-        let generated = self
+        let generated = match self
             .chat_json(models, model, messages, &prompts::answer_schema(), shape, |t| prompts::parse_answer(t, hits), f)
             .await
-            .map_err(|failure| self.chat_failed(f, "generate", started, failure))?;
+        {
+            Ok(generated) => generated,
+            Err(failure) => return Ok(Err(self.chat_failed(f, "generate", started, failure))),
+        };
         let mut detail = format!("{model}: {} characters, cites {}", generated.answer.len(), generated.citations.join(", "));
         if !generated.hallucinated.is_empty() {
             detail += &format!("; hallucinated citations (not retrieved, not shown): {}", generated.hallucinated.join(", "));
         }
         if generated.answer.is_empty() {
             f.stages.push(self.stage("generate", StageStatus::Refused, started, format!("{detail}; the generator found no answer in the passages")));
-            return Err(Ending::Refused(Reason::NoEvidence));
+            return Ok(Err(Ending::Refused(Reason::NoEvidence)));
         }
         f.stages.push(self.stage("generate", StageStatus::Passed, started, detail));
 
         let started = self.clock.now_ms();
         let judge = &self.config.judge_model;
         let messages = prompts::claims_messages(question, &generated.answer);
-        let claims = self
+        let claims = match self
             .chat_json(models, judge, messages, &prompts::claims_schema(), r#"{"claims": ["..."]}"#, prompts::parse_claims, f)
             .await
-            .map_err(|failure| self.chat_failed(f, "decompose", started, failure))?;
+        {
+            Ok(claims) => claims,
+            Err(failure) => return Ok(Err(self.chat_failed(f, "decompose", started, failure))),
+        };
         f.stages.push(self.stage("decompose", StageStatus::Passed, started, format!("{judge}: {} claims", claims.len())));
 
         let started = self.clock.now_ms();
         let messages = prompts::scores_messages(&claims, hits);
         let shape = r#"{"scores": [{"claim": 1, "score": 0.0, "passages": ["passage-id"]}]}"#;
-        let scores = self
+        let scores = match self
             .chat_json(models, judge, messages, &prompts::scores_schema(), shape, |t| prompts::parse_scores(t, claims.len(), hits), f)
             .await
-            .map_err(|failure| self.chat_failed(f, "entail", started, failure))?;
+        {
+            Ok(scores) => scores,
+            Err(failure) => return Ok(Err(self.chat_failed(f, "entail", started, failure))),
+        };
         let mut checks: Vec<ClaimCheck> = claims.iter().zip(scores).map(|(claim, s)| capped(claim, s, hits)).collect();
-        self.cap_unknown_terms(&mut checks, hits).await.map_err(Ending::Failed)?;
+        self.cap_unknown_terms(&mut checks, hits).await?;
         self.report_scores(&checks, started, judge, f);
-        Ok((generated.answer, checks))
+        Ok(Ok((generated.answer, checks)))
     }
 
     /// Caps claims that use a word no passage of the corpus contains (one
@@ -475,8 +487,6 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             Ending::Answered(text) => (Status::Answered, None, Some(text)),
             Ending::Refused(reason) => (Status::Refused, Some(reason), None),
             Ending::Blocked(reason) => (Status::Blocked, Some(reason), None),
-            // `run` returns a failure as `Err` before shaping a response.
-            Ending::Failed(_) => (Status::Refused, Some(Reason::ModelUnavailable), None),
         };
         let citations = if status == Status::Answered { citations(&f) } else { Vec::new() };
         let (ai, index) = match self.models {
