@@ -70,6 +70,10 @@ pub struct Config {
     pub turnstile_hostname: Option<String>,
     /// Bound on one siteverify call.
     pub turnstile_timeout_ms: u32,
+    /// The widget's public site key, handed to the demo page by `/health`.
+    pub turnstile_site_key: Option<String>,
+    /// Origins whose pages may call the public routes (`CORS_ORIGINS`).
+    pub cors_origins: Vec<String>,
     /// Requests per client per window.
     pub rate_limit: u32,
     pub rate_limit_window_seconds: u64,
@@ -109,6 +113,8 @@ impl Default for Config {
             turnstile_action: None,
             turnstile_hostname: None,
             turnstile_timeout_ms: 3000,
+            turnstile_site_key: None,
+            cors_origins: Vec::new(),
             rate_limit: 10,
             rate_limit_window_seconds: 3600,
             cache_ttl_seconds: 86400,
@@ -156,6 +162,8 @@ impl Config {
             turnstile_action: text(&var, "TURNSTILE_ACTION"),
             turnstile_hostname: text(&var, "TURNSTILE_HOSTNAME"),
             turnstile_timeout_ms: parse(&var, "TURNSTILE_TIMEOUT_MS", d.turnstile_timeout_ms, 100, 30_000)?,
+            turnstile_site_key: text(&var, "TURNSTILE_SITE_KEY"),
+            cors_origins: text(&var, "CORS_ORIGINS").map_or(Ok(d.cors_origins), |raw| crate::cors::parse_allowlist(&raw))?,
             rate_limit: parse(&var, "RATE_LIMIT", d.rate_limit, 1, 1_000_000)?,
             rate_limit_window_seconds: parse(&var, "RATE_LIMIT_WINDOW_SECONDS", d.rate_limit_window_seconds, 1, 86_400 * 7)?,
             cache_ttl_seconds: parse(&var, "CACHE_TTL_SECONDS", d.cache_ttl_seconds, 0, 86_400 * 365)?,

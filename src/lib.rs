@@ -11,6 +11,7 @@
 //! - [`request`]: the `/ask` request parsed at the edge into a typed question.
 //! - [`config`]: `[vars]` parsed into typed thresholds and limits.
 //! - [`cost`]: usage into neurons and dollars; a request's upper-bound cost.
+//! - [`cors`]: the origin allowlist of the public routes.
 //! - [`turnstile`]: the siteverify request body and the decision on its answer.
 //! - [`rate_limit`]: client keys (HMAC of the IP), fixed windows, decisions, headers.
 //! - [`cache`]: the answer cache key, what is cacheable, serving a stored answer.
@@ -25,6 +26,7 @@
 //! - [`models`]: the paid calls as a trait (embed, chat, nearest); `NoModels` for the local engine.
 //! - [`prompts`]: the Workers AI engine's prompts and lenient parsing of model output.
 //! - [`pipeline`]: the stages in order, over the [`pipeline::Corpus`] trait.
+//! - [`stages`]: the finished stages in order, each reported live to an observer.
 //! - [`response`]: the wire types (`AskResponse`, stages, errors).
 //! - [`error`]: one error enum, one mapping to status + stable code.
 //! - [`audit`]: audit records in canonical JSON, the hash chain, and its verification.
@@ -41,6 +43,7 @@ pub mod auth;
 pub mod cache;
 pub mod chunk;
 pub mod config;
+pub mod cors;
 pub mod cost;
 pub mod error;
 pub mod evidence;
@@ -58,6 +61,7 @@ pub mod response;
 pub mod retrieve;
 pub mod screen;
 pub mod spend;
+pub mod stages;
 pub mod support;
 pub mod text;
 pub mod turnstile;

@@ -23,11 +23,12 @@ use crate::intent;
 use crate::models::{Message, ModelError, Models, NoModels};
 use crate::prompts;
 use crate::response::{
-    AskResponse, CacheInfo, Citation, Claim, Cost, EngineInfo, Groundedness, Reason, Retrieved, Stage,
+    AskResponse, CacheInfo, Citation, Claim, Cost, EngineInfo, Groundedness, Reason, Retrieved,
     StageStatus, Status,
 };
 use crate::retrieve::{self, Hit};
 use crate::screen::{self, Block, Screen};
+use crate::stages::Stages;
 use crate::support::{self, ClaimCheck};
 use crate::text;
 
@@ -105,8 +106,8 @@ pub struct Meter {
 
 /// What the stages have established so far; becomes the response.
 #[derive(Default)]
-struct Findings {
-    stages: Vec<Stage>,
+struct Findings<'s> {
+    stages: Stages<'s>,
     retrieval: Vec<Retrieved>,
     claims: Vec<ClaimCheck>,
     groundedness: Option<Groundedness>,
@@ -123,13 +124,13 @@ enum Ending {
 impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
     /// Runs the stages after the guards. `stages` holds the guards' finished stages.
     /// `Err` only for a failing store (D1); model failures are refusals.
-    pub async fn run(&self, request_id: &str, question: &str, corpus_version: &str, stages: Vec<Stage>) -> Result<AskResponse, ApiError> {
+    pub async fn run(&self, request_id: &str, question: &str, corpus_version: &str, stages: Stages<'_>) -> Result<AskResponse, ApiError> {
         let mut findings = Findings { stages, ..Findings::default() };
         let ending = self.stages(question, &mut findings).await?;
         Ok(self.response(request_id, corpus_version, findings, ending))
     }
 
-    async fn stages(&self, question: &str, f: &mut Findings) -> Result<Ending, ApiError> {
+    async fn stages(&self, question: &str, f: &mut Findings<'_>) -> Result<Ending, ApiError> {
         // screen: zero cost, before anything is looked up
         let started = self.clock.now_ms();
         if let Screen::Blocked(block, matched) = screen::check(question) {
@@ -137,10 +138,10 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
                 Block::Injection => (Reason::Injection, "prompt injection"),
                 Block::OffTopic => (Reason::OffTopic, "off topic"),
             };
-            f.stages.push(self.stage("screen", StageStatus::Blocked, started, format!("{what}: matched \"{matched}\"")));
+            self.finish(&mut f.stages, "screen", StageStatus::Blocked, started, format!("{what}: matched \"{matched}\""));
             return Ok(Ending::Blocked(reason));
         }
-        f.stages.push(self.stage("screen", StageStatus::Passed, started, "no injection or off-topic pattern".into()));
+        self.finish(&mut f.stages, "screen", StageStatus::Passed, started, "no injection or off-topic pattern".into());
 
         // retrieve
         let started = self.clock.now_ms();
@@ -154,7 +155,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             Some(v) => format!("{} passages: {lexical_count} by BM25, {} by vector, fused by reciprocal rank", hits.len(), v.len()),
             None => format!("{} passages by BM25 over {} question terms", hits.len(), keyed.len()),
         };
-        f.stages.push(self.stage("retrieve", StageStatus::Passed, started, detail));
+        self.finish(&mut f.stages, "retrieve", StageStatus::Passed, started, detail);
 
         // evidence gate
         let started = self.clock.now_ms();
@@ -165,12 +166,12 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         };
         match verdict {
             Evidence::Insufficient { why, .. } => {
-                f.stages.push(self.stage("evidence", StageStatus::Refused, started, why));
+                self.finish(&mut f.stages, "evidence", StageStatus::Refused, started, why);
                 return Ok(Ending::Refused(Reason::NoEvidence));
             }
             Evidence::Sufficient { coverage } => {
                 let detail = format!("the passages cover {:.0}% of the question", coverage * 100.0);
-                f.stages.push(self.stage("evidence", StageStatus::Passed, started, detail));
+                self.finish(&mut f.stages, "evidence", StageStatus::Passed, started, detail);
             }
         }
 
@@ -205,7 +206,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             verdict.mean, self.config.gate_min_mean, verdict.min, self.config.gate_min_claim, verdict.coverage, self.config.answer_min_coverage
         );
         let Some(failure) = verdict.failure else {
-            f.stages.push(self.stage("gate", StageStatus::Passed, started, gate_detail));
+            self.finish(&mut f.stages, "gate", StageStatus::Passed, started, gate_detail);
             return Ok(Ending::Answered(answer_text));
         };
         let (reason, detail) = match (failure, expected) {
@@ -219,7 +220,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             ),
             (GateFailure::BelowThreshold, _) => (Reason::BelowThreshold, gate_detail),
         };
-        f.stages.push(self.stage("gate", StageStatus::Refused, started, detail));
+        self.finish(&mut f.stages, "gate", StageStatus::Refused, started, detail);
         Ok(Ending::Refused(reason))
     }
 
@@ -254,17 +255,17 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
 
     /// Local engine: generate by quoting, one claim per sentence, lexical
     /// entailment, deterministic caps.
-    fn quote(&self, focus: &Focus, expected: Option<intent::Expected>, hits: &[Hit], f: &mut Findings) -> (String, Vec<ClaimCheck>) {
+    fn quote(&self, focus: &Focus, expected: Option<intent::Expected>, hits: &[Hit], f: &mut Findings<'_>) -> (String, Vec<ClaimCheck>) {
         let started = self.clock.now_ms();
         let quotes = answer::extract(focus, expected, hits, self.config.max_answer_sentences);
         let answer_text = answer::compose(&quotes);
         let from: Vec<&str> = quotes.iter().map(|q| q.passage_id.as_str()).collect();
         let detail = format!("extractive: quoted {} sentences from {}", quotes.len(), from.join(", "));
-        f.stages.push(self.stage("generate", StageStatus::Passed, started, detail));
+        self.finish(&mut f.stages, "generate", StageStatus::Passed, started, detail);
 
         let started = self.clock.now_ms();
         let claims: Vec<&str> = quotes.iter().map(|q| q.sentence.as_str()).collect();
-        f.stages.push(self.stage("decompose", StageStatus::Passed, started, format!("{} claims (one per quoted sentence)", claims.len())));
+        self.finish(&mut f.stages, "decompose", StageStatus::Passed, started, format!("{} claims (one per quoted sentence)", claims.len()));
 
         let started = self.clock.now_ms();
         let checks: Vec<ClaimCheck> = claims.iter().map(|c| support::check(c, hits)).collect();
@@ -280,7 +281,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         models: &M,
         question: &str,
         hits: &[Hit],
-        f: &mut Findings,
+        f: &mut Findings<'_>,
     ) -> Result<Result<(String, Vec<ClaimCheck>), Ending>, ApiError> {
         let started = self.clock.now_ms();
         let model = &self.config.generation_model;
@@ -298,10 +299,10 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             detail += &format!("; hallucinated citations (not retrieved, not shown): {}", generated.hallucinated.join(", "));
         }
         if generated.answer.is_empty() {
-            f.stages.push(self.stage("generate", StageStatus::Refused, started, format!("{detail}; the generator found no answer in the passages")));
+            self.finish(&mut f.stages, "generate", StageStatus::Refused, started, format!("{detail}; the generator found no answer in the passages"));
             return Ok(Err(Ending::Refused(Reason::NoEvidence)));
         }
-        f.stages.push(self.stage("generate", StageStatus::Passed, started, detail));
+        self.finish(&mut f.stages, "generate", StageStatus::Passed, started, detail);
 
         let started = self.clock.now_ms();
         let judge = &self.config.judge_model;
@@ -313,7 +314,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             Ok(claims) => claims,
             Err(failure) => return Ok(Err(self.chat_failed(f, "decompose", started, failure))),
         };
-        f.stages.push(self.stage("decompose", StageStatus::Passed, started, format!("{judge}: {} claims", claims.len())));
+        self.finish(&mut f.stages, "decompose", StageStatus::Passed, started, format!("{judge}: {} claims", claims.len()));
 
         let started = self.clock.now_ms();
         let messages = prompts::scores_messages(&claims, hits);
@@ -358,13 +359,13 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
     }
 
     /// The entail and sanity stages' report.
-    fn report_scores(&self, checks: &[ClaimCheck], started: f64, by: &str, f: &mut Findings) {
+    fn report_scores(&self, checks: &[ClaimCheck], started: f64, by: &str, f: &mut Findings<'_>) {
         let raw: Vec<String> = checks.iter().map(|c| format!("{:.2}", c.entailment)).collect();
-        f.stages.push(self.stage("entail", StageStatus::Passed, started, format!("{by}: scores [{}]", raw.join(", "))));
+        self.finish(&mut f.stages, "entail", StageStatus::Passed, started, format!("{by}: scores [{}]", raw.join(", ")));
         let started = self.clock.now_ms();
         let caps: Vec<String> = checks.iter().flat_map(|c| c.caps.iter().cloned()).collect();
         let detail = if caps.is_empty() { "no caps applied".to_string() } else { caps.join("; ") };
-        f.stages.push(self.stage("sanity", StageStatus::Passed, started, detail));
+        self.finish(&mut f.stages, "sanity", StageStatus::Passed, started, detail);
     }
 
     /// One chat call whose output must parse, with one repair attempt.
@@ -377,7 +378,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         schema: &Value,
         shape: &str,
         parse: impl Fn(&str) -> Option<T>,
-        f: &mut Findings,
+        f: &mut Findings<'_>,
     ) -> Result<T, ChatFailure> {
         let reply = self.chat(models, model, &messages, schema, f).await.map_err(ChatFailure::Model)?;
         if let Some(parsed) = parse(&reply) {
@@ -388,7 +389,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         parse(&again).ok_or(ChatFailure::Invalid)
     }
 
-    async fn chat(&self, models: &M, model: &str, messages: &[Message], schema: &Value, f: &mut Findings) -> Result<String, ModelError> {
+    async fn chat(&self, models: &M, model: &str, messages: &[Message], schema: &Value, f: &mut Findings<'_>) -> Result<String, ModelError> {
         let bound = Usage {
             input_tokens: messages.iter().map(|m| m.content.chars().count() as u64).sum(),
             output_tokens: u64::from(self.config.max_tokens),
@@ -461,28 +462,27 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             .collect())
     }
 
-    fn model_failed(&self, f: &mut Findings, stage: &'static str, started: f64, error: &ModelError) -> Ending {
-        f.stages.push(self.stage(stage, StageStatus::Refused, started, format!("model {error}")));
+    fn model_failed(&self, f: &mut Findings<'_>, stage: &'static str, started: f64, error: &ModelError) -> Ending {
+        self.finish(&mut f.stages, stage, StageStatus::Refused, started, format!("model {error}"));
         Ending::Refused(Reason::ModelUnavailable)
     }
 
-    fn chat_failed(&self, f: &mut Findings, stage: &'static str, started: f64, failure: ChatFailure) -> Ending {
+    fn chat_failed(&self, f: &mut Findings<'_>, stage: &'static str, started: f64, failure: ChatFailure) -> Ending {
         match failure {
             ChatFailure::Model(e) => self.model_failed(f, stage, started, &e),
             ChatFailure::Invalid => {
                 let detail = "the model's output was not valid JSON, twice (once after a repair request)".to_string();
-                f.stages.push(self.stage(stage, StageStatus::Refused, started, detail));
+                self.finish(&mut f.stages, stage, StageStatus::Refused, started, detail);
                 Ending::Refused(Reason::ModelOutputInvalid)
             }
         }
     }
 
-    fn stage(&self, name: &'static str, status: StageStatus, started_ms: f64, detail: String) -> Stage {
-        let ms = (self.clock.now_ms() - started_ms).max(0.0).round() as u64;
-        Stage { name, status, ms, detail }
+    fn finish(&self, stages: &mut Stages<'_>, name: &'static str, status: StageStatus, started_ms: f64, detail: String) {
+        stages.finish(name, status, started_ms, self.clock.now_ms(), detail);
     }
 
-    fn response(&self, request_id: &str, corpus_version: &str, f: Findings, ending: Ending) -> AskResponse {
+    fn response(&self, request_id: &str, corpus_version: &str, f: Findings<'_>, ending: Ending) -> AskResponse {
         let (status, reason, answer) = match ending {
             Ending::Answered(text) => (Status::Answered, None, Some(text)),
             Ending::Refused(reason) => (Status::Refused, Some(reason), None),
@@ -511,7 +511,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
                 .collect(),
             groundedness: f.groundedness,
             retrieval: f.retrieval,
-            stages: f.stages,
+            stages: f.stages.into_vec(),
             cache: CacheInfo { hit: false },
             cost: Cost { neurons: round(f.meter.neurons), usd: cost::usd(f.meter.neurons), calls: f.meter.calls },
             engine: EngineInfo { ai, index },
@@ -557,7 +557,7 @@ fn capped(claim: &str, judged: prompts::Score, hits: &[Hit]) -> ClaimCheck {
 
 /// Citations come only from claims that passed, one per supporting passage, with
 /// the source sentence closest to the claim as the snippet.
-fn citations(findings: &Findings) -> Vec<Citation> {
+fn citations(findings: &Findings<'_>) -> Vec<Citation> {
     let mut out: Vec<Citation> = Vec::new();
     for claim in findings.claims.iter().filter(|c| c.score > 0.0) {
         for id in &claim.supporting {

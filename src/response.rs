@@ -59,6 +59,13 @@ pub struct Stage {
     pub detail: String,
 }
 
+impl Stage {
+    /// A stage that ran from `started_ms` to `now_ms` (milliseconds of one clock).
+    pub fn timed(name: &'static str, status: StageStatus, started_ms: f64, now_ms: f64, detail: String) -> Stage {
+        Stage { name, status, ms: (now_ms - started_ms).max(0.0).round() as u64, detail }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Citation {

@@ -148,7 +148,7 @@ fn canonical(word: &str) -> &str {
 /// (term, word as written) for each topic word of a text, with repeats.
 fn term_words(text: &str) -> impl Iterator<Item = (String, String)> + '_ {
     words(text)
-        .filter(|w| !is_stopword(w) && !(w.len() == 1 && !w.chars().all(|c| c.is_ascii_digit())))
+        .filter(|w| !is_stopword(w) && (w.len() != 1 || w.chars().all(|c| c.is_ascii_digit())))
         .map(|w| (stem(canonical(&w)), w))
 }
 

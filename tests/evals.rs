@@ -10,6 +10,7 @@ use groundgate::config::Config;
 use groundgate::memory::MemoryCorpus;
 use groundgate::pipeline::{Clock, Pipeline};
 use groundgate::response::Status;
+use groundgate::stages::Stages;
 use serde::Deserialize;
 
 /// Accuracy bar. The local engine only quotes and refuses whatever it cannot
@@ -66,7 +67,7 @@ fn eval_cases_meet_the_bar_with_no_fabrication() {
     let mut fabricated = Vec::new();
     let mut wrong = Vec::new();
     for case in &cases {
-        let response = futures::executor::block_on(pipeline.run(&case.id, &case.question, "eval", Vec::new())).unwrap();
+        let response = futures::executor::block_on(pipeline.run(&case.id, &case.question, "eval", Stages::new())).unwrap();
         let answered = response.status == Status::Answered;
         let cited_expected = response.citations.iter().any(|c| case.passages.contains(&c.passage_id));
         let correct = match case.expected.as_str() {

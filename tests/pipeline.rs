@@ -7,6 +7,7 @@ use std::path::Path;
 use groundgate::config::Config;
 use groundgate::memory::MemoryCorpus;
 use groundgate::pipeline::{Clock, Pipeline};
+use groundgate::stages::Stages;
 use groundgate::response::{AskResponse, Reason, Status};
 use groundgate::text;
 
@@ -22,7 +23,7 @@ fn ask(question: &str) -> AskResponse {
     let corpus = MemoryCorpus::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus")).expect("corpus/ is readable");
     let config = Config::default();
     let pipeline = Pipeline::local(&corpus, &FixedClock, &config);
-    futures::executor::block_on(pipeline.run("req-1", question, "test", Vec::new())).unwrap()
+    futures::executor::block_on(pipeline.run("req-1", question, "test", Stages::new())).unwrap()
 }
 
 fn cited(response: &AskResponse) -> Vec<&str> {

@@ -5,11 +5,13 @@
 
 use worker::{Env, Request, Response};
 
+use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::d1::D1Corpus;
 use super::models::WorkersAi;
+use super::stream::Live;
 use super::{ai, audit, guards, turnstile, vectorize, JsClock};
 use crate::audit::Record;
 use crate::chunk::hex;
@@ -22,13 +24,37 @@ use crate::rate_limit::{self, Decision};
 use crate::request::{AskRequest, MAX_ASK_BODY};
 use crate::response::{AskResponse, Stage, StageStatus};
 use crate::spend;
+use crate::stages::Stages;
 
 /// The IP hash key used when none is configured outside production, so local
 /// development works without secrets. Production refuses to run without one.
 const DEV_IP_HASH_KEY: &str = "groundgate-local-development-only";
 
+/// What `/ask` answers with: a response made now, or a stored one served again.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum Answer {
+    Fresh(Box<AskResponse>),
+    Served(Value),
+}
+
+/// An answer and the rate-limit state to send with it (none for the admin token).
+pub struct Answered {
+    pub answer: Answer,
+    pub limits: Option<Decision>,
+}
+
+impl Answered {
+    /// The plain JSON response.
+    pub fn into_response(self) -> Response {
+        with_limit_headers(super::json(200, &self.answer), self.limits)
+    }
+}
+
 /// `/ask`, and its one audit record, appended whatever the outcome (where D1 is up).
-pub async fn ask(req: &mut Request, env: &Env, request_id: &str) -> Result<Response, ApiError> {
+/// `live`, when streaming, sees each stage as it finishes and is told when the
+/// guards have let the request through (errors before that are plain JSON).
+pub async fn ask(req: &mut Request, env: &Env, request_id: &str, live: Option<&Live>) -> Result<Answered, ApiError> {
     let mut record = Record {
         request_id: request_id.to_string(),
         time: worker::js_sys::Date::now() as u64,
@@ -41,7 +67,7 @@ pub async fn ask(req: &mut Request, env: &Env, request_id: &str) -> Result<Respo
         neurons: 0.0,
         stages: Vec::new(),
     };
-    let result = answer(req, env, request_id, &mut record).await;
+    let result = answer(req, env, request_id, &mut record, live).await;
     if let Err(e) = &result {
         record.outcome = "error".into();
         record.reason = Some(e.code().into());
@@ -68,56 +94,62 @@ fn fill(record: &mut Record, response: &Value) {
         .collect();
 }
 
-async fn answer(req: &mut Request, env: &Env, request_id: &str, record: &mut Record) -> Result<Response, ApiError> {
+async fn answer(req: &mut Request, env: &Env, request_id: &str, record: &mut Record, live: Option<&Live>) -> Result<Answered, ApiError> {
     let clock = JsClock;
+    let observe = |stage: &Stage| live.into_iter().for_each(|l| l.stage(stage));
+    let mut stages = Stages::observed(&observe);
     let started = clock.now_ms();
     let body = super::read_json_body(req, MAX_ASK_BODY).await?;
     let question = AskRequest::parse(&body)?;
     record.question_hash = Some(hex(&Sha256::digest(cache::normalize_question(&question.question).as_bytes())));
     let config = super::config(env)?;
-    let mut stages = vec![stage(&clock, "validate", StageStatus::Passed, started, format!("question of {} characters", question.question.chars().count()))];
+    let detail = format!("question of {} characters", question.question.chars().count());
+    stages.finish("validate", StageStatus::Passed, started, clock.now_ms(), detail);
     let admin = super::is_admin(req, env);
     let client_ip = req.headers().get("cf-connecting-ip").ok().flatten();
     record.client_key = client_key(env, &config, client_ip.as_deref()).ok();
 
     let started = clock.now_ms();
     let (status, detail) = verify_turnstile(env, &config, admin, question.token.as_deref(), client_ip.as_deref()).await?;
-    stages.push(stage(&clock, "turnstile", status, started, detail));
+    stages.finish("turnstile", status, started, clock.now_ms(), detail);
 
     let started = clock.now_ms();
     let now = (clock.now_ms() / 1000.0) as u64;
-    let decision = match admin {
+    let limits = match admin {
         true => None,
         false => Some(count_request(env, &config, client_ip.as_deref(), now).await?),
     };
-    let detail = decision.map_or("admin token: not limited".to_string(), |d| {
+    let detail = limits.map_or("admin token: not limited".to_string(), |d| {
         format!("{} of {} left in this window", d.remaining, d.limit)
     });
     let status = if admin { StageStatus::Skipped } else { StageStatus::Passed };
-    stages.push(stage(&clock, "rate_limit", status, started, detail));
+    stages.finish("rate_limit", status, started, clock.now_ms(), detail);
 
     let started = clock.now_ms();
     let corpus = D1Corpus::new(env)?;
     let version = corpus.version().await?;
     let key = cache::key(&question.question, &version, &config);
     if let Some((stored, tier)) = guards::lookup(env, &key, now, config.cache_ttl_seconds).await {
-        let hit = stage(&clock, "cache", StageStatus::Passed, started, format!("hit ({}): no model call, no spend", tier.as_str()));
-        stages.push(hit);
-        if let Some(served) = cache::serve(&stored, request_id, &stages, tier) {
+        let detail = format!("hit ({}): no model call, no spend", tier.as_str());
+        let hit = Stage::timed("cache", StageStatus::Passed, started, clock.now_ms(), detail);
+        let run: Vec<Stage> = stages.as_slice().iter().cloned().chain([hit]).collect();
+        if let Some(served) = cache::serve(&stored, request_id, &run, tier) {
+            // The hit and the stored answering stages are streamed from the response itself.
+            live.into_iter().for_each(|l| l.start(limits));
             fill(record, &served);
-            return Ok(with_limit_headers(super::json(200, &served), decision));
+            return Ok(Answered { answer: Answer::Served(served), limits });
         }
-        stages.pop();
     }
-    stages.push(stage(&clock, "cache", StageStatus::Passed, started, "miss".into()));
+    stages.finish("cache", StageStatus::Passed, started, clock.now_ms(), "miss".into());
 
     let (answer, cacheable) = match config.engine {
         Engine::Local => {
             let started = clock.now_ms();
-            stages.push(stage(&clock, "spend", StageStatus::Skipped, started, "local engine: no paid calls, nothing reserved".into()));
+            stages.finish("spend", StageStatus::Skipped, started, clock.now_ms(), "local engine: no paid calls, nothing reserved".into());
+            live.into_iter().for_each(|l| l.start(limits));
             (Pipeline::local(&corpus, &clock, &config).run(request_id, &question.question, &version, stages).await?, true)
         }
-        Engine::WorkersAi => paid(env, &config, &corpus, request_id, &question.question, &version, stages, now).await?,
+        Engine::WorkersAi => paid(env, &config, &corpus, request_id, &question.question, &version, stages, now, || live.into_iter().for_each(|l| l.start(limits))).await?,
     };
     if cacheable && cache::cacheable(answer.status, answer.reason) {
         if let Ok(text) = serde_json::to_string(&answer) {
@@ -128,14 +160,14 @@ async fn answer(req: &mut Request, env: &Env, request_id: &str, record: &mut Rec
     if let Ok(value) = serde_json::to_value(&answer) {
         fill(record, &value);
     }
-    Ok(with_limit_headers(super::json(200, &answer), decision))
+    Ok(Answered { answer: Answer::Fresh(Box::new(answer)), limits })
 }
 
 /// The Workers AI engine behind the spend cap: reserve the request's upper
 /// bound before the first paid call, run, then settle actual usage. Over the
 /// cap: the zero-cost local engine if configured (its answer is not cached under
 /// the paid engine's key), else 503 `budget_exhausted`.
-#[allow(clippy::too_many_arguments)] // The request's parts, each used once.
+#[allow(clippy::too_many_arguments)] // The request's parts, each used once, and the admission signal.
 async fn paid(
     env: &Env,
     config: &Config,
@@ -143,8 +175,9 @@ async fn paid(
     request_id: &str,
     question: &str,
     version: &str,
-    mut stages: Vec<Stage>,
+    mut stages: Stages<'_>,
     now: u64,
+    admitted: impl FnOnce(),
 ) -> Result<(AskResponse, bool), ApiError> {
     let clock = JsClock;
     let started = clock.now_ms();
@@ -157,11 +190,13 @@ async fn paid(
             return Err(ApiError::BudgetExhausted);
         }
         let detail = format!("the day's cap ({cap:.0} neurons) is reached: answered by the zero-cost local engine");
-        stages.push(stage(&clock, "spend", StageStatus::Skipped, started, detail));
+        stages.finish("spend", StageStatus::Skipped, started, clock.now_ms(), detail);
+        admitted();
         return Ok((Pipeline::local(corpus, &clock, config).run(request_id, question, version, stages).await?, false));
     }
     let detail = format!("reserved {amount:.0} neurons (${:.4}), the request's upper bound, under the day's cap of {cap:.0}", cost::usd(amount));
-    stages.push(stage(&clock, "spend", StageStatus::Passed, started, detail));
+    stages.finish("spend", StageStatus::Passed, started, clock.now_ms(), detail);
+    admitted();
     let pipeline = Pipeline { corpus, clock: &clock, config, models: Some(&models) };
     let result = pipeline.run(request_id, question, version, stages).await;
     // A request that failed outright is charged its whole bound: what it used is unknown.
@@ -182,10 +217,6 @@ pub fn workers_ai<'a>(env: &Env, config: &'a Config) -> Result<WorkersAi<'a>, Ap
         index: vectorize::from_env(env).ok_or_else(|| ApiError::Misconfigured("the VECTORIZE binding is missing".into()))?,
         config,
     })
-}
-
-fn stage(clock: &JsClock, name: &'static str, status: StageStatus, started: f64, detail: String) -> Stage {
-    Stage { name, status, ms: (clock.now_ms() - started).max(0.0).round() as u64, detail }
 }
 
 /// Turnstile: skipped for the admin token and, outside production, when no

@@ -10,6 +10,7 @@ mod guards;
 mod js;
 mod models;
 mod search;
+mod stream;
 mod turnstile;
 mod vectorize;
 mod vectors;
@@ -18,6 +19,7 @@ use serde::Serialize;
 use worker::{console_error, event, Context, Env, Headers, Method, Request, Response};
 
 use crate::auth;
+use crate::cors;
 use crate::chunk::hex;
 use crate::config::{Config, Engine};
 use crate::spend;
@@ -41,18 +43,30 @@ impl Clock for JsClock {
 }
 
 #[event(fetch)]
-async fn fetch(mut req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
+async fn fetch(mut req: Request, env: Env, ctx: Context) -> worker::Result<Response> {
     let request_id = new_request_id();
-    let response = match route(&mut req, &env, &request_id).await {
-        Ok(response) => response,
-        Err(err) => error_response(&err, &request_id),
+    let path = req.path();
+    let origin = req.headers().get("origin").ok().flatten();
+    let preflight = req.method() == Method::Options;
+    let response = if stream::wants_events(&req) && !preflight {
+        stream::ask(req, env.clone(), &ctx, request_id).await
+    } else {
+        match route(&mut req, &env, &request_id).await {
+            Ok(response) => response,
+            Err(err) => error_response(&err, &request_id),
+        }
     };
-    Ok(response)
+    Ok(with_cors(response, &path, origin.as_deref(), preflight, &env))
 }
 
 async fn route(req: &mut Request, env: &Env, request_id: &str) -> Result<Response, ApiError> {
-    match req.path().as_str() {
-        "/ask" => ask::ask(req, env, request_id).await,
+    let path = req.path();
+    if req.method() == Method::Options && cors::PUBLIC_ROUTES.contains(&path.as_str()) {
+        // A preflight; `with_cors` adds the headers if the origin is allowed.
+        return Ok(Response::builder().with_status(204).empty());
+    }
+    match path.as_str() {
+        "/ask" => ask::ask(req, env, request_id, None).await.map(ask::Answered::into_response),
         "/admin/ingest" if req.method() == Method::Post => admin_ingest(req, env).await,
         "/admin/spend" if req.method() == Method::Get => admin_spend(req, env).await,
         "/admin/spend" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
@@ -175,6 +189,15 @@ struct Health {
     bindings: Bindings,
     corpus_version: String,
     passages: u32,
+    turnstile: TurnstileInfo,
+}
+
+/// What a page needs to render the widget, and whether `/ask` will check it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TurnstileInfo {
+    site_key: Option<String>,
+    enforced: bool,
 }
 
 #[derive(Serialize)]
@@ -206,6 +229,7 @@ async fn health(env: &Env) -> Result<Response, ApiError> {
         bindings: Bindings { db: true, ai: ai::from_env(env).is_some(), vectorize: vectorize::from_env(env).is_some() },
         corpus_version: corpus.version().await?,
         passages: corpus.passage_count().await?,
+        turnstile: TurnstileInfo { enforced: secret(env, "TURNSTILE_SECRET").is_some(), site_key: config.turnstile_site_key },
     };
     Ok(json(200, &health))
 }
@@ -274,10 +298,37 @@ fn json<T: Serialize>(status: u16, body: &T) -> Response {
     Response::builder().with_status(status).with_headers(headers).fixed(bytes)
 }
 
-fn error_response(err: &ApiError, request_id: &str) -> Response {
+/// Server-side failures are logged with their detail (the client sees only the code).
+fn log_failure(err: &ApiError, request_id: &str) {
     if err.status() >= 500 {
         console_error!("{request_id} {err}");
     }
+}
+
+/// CORS on the public routes: `Vary: Origin` always (the answer depends on it),
+/// the allow headers only for an origin on the `CORS_ORIGINS` allowlist.
+fn with_cors(mut response: Response, path: &str, origin: Option<&str>, preflight: bool, env: &Env) -> Response {
+    if !cors::PUBLIC_ROUTES.contains(&path) {
+        return response;
+    }
+    let allowlist = config(env).map(|c| c.cors_origins).unwrap_or_default();
+    let headers = response.headers_mut();
+    // Constant, valid header names; values are an allowlisted origin or constants.
+    let _ = headers.append("vary", "Origin");
+    let Some(origin) = cors::allowed(origin, &allowlist) else { return response };
+    let _ = headers.set("access-control-allow-origin", origin);
+    if preflight {
+        let _ = headers.set("access-control-allow-methods", cors::ALLOW_METHODS);
+        let _ = headers.set("access-control-allow-headers", cors::ALLOW_HEADERS);
+        let _ = headers.set("access-control-max-age", cors::MAX_AGE_SECONDS);
+    } else {
+        let _ = headers.set("access-control-expose-headers", cors::EXPOSE_HEADERS);
+    }
+    response
+}
+
+fn error_response(err: &ApiError, request_id: &str) -> Response {
+    log_failure(err, request_id);
     let mut response = json(err.status(), &ErrorBody::new(err, request_id));
     match err {
         ApiError::MethodNotAllowed { allow } => {

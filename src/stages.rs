@@ -1,0 +1,60 @@
+//! The finished stages of one request, in order. Each is also handed to an
+//! observer the moment it finishes, which is how `POST /ask` streams the
+//! pipeline live (`Accept: text/event-stream`) without the stages knowing.
+
+use crate::response::{Stage, StageStatus};
+
+#[derive(Default)]
+pub struct Stages<'a> {
+    done: Vec<Stage>,
+    observer: Option<&'a dyn Fn(&Stage)>,
+}
+
+impl<'a> Stages<'a> {
+    /// Stages recorded for the response only.
+    pub fn new() -> Self {
+        Stages::default()
+    }
+
+    /// Stages also reported to `observer` as each finishes.
+    pub fn observed(observer: &'a dyn Fn(&Stage)) -> Self {
+        Stages { done: Vec::new(), observer: Some(observer) }
+    }
+
+    /// Records a stage that ran from `started_ms` to `now_ms` (milliseconds of one clock).
+    pub fn finish(&mut self, name: &'static str, status: StageStatus, started_ms: f64, now_ms: f64, detail: String) {
+        let stage = Stage::timed(name, status, started_ms, now_ms, detail);
+        if let Some(observer) = self.observer {
+            observer(&stage);
+        }
+        self.done.push(stage);
+    }
+
+    pub fn as_slice(&self) -> &[Stage] {
+        &self.done
+    }
+
+    pub fn into_vec(self) -> Vec<Stage> {
+        self.done
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+
+    use super::*;
+
+    #[test]
+    fn the_observer_sees_each_stage_as_it_finishes_in_order() {
+        let seen = RefCell::new(Vec::new());
+        let observer = |s: &Stage| seen.borrow_mut().push(s.name);
+        let mut stages = Stages::observed(&observer);
+        stages.finish("validate", StageStatus::Passed, 10.0, 12.4, String::new());
+        assert_eq!(*seen.borrow(), ["validate"], "reported before the next stage starts");
+        stages.finish("turnstile", StageStatus::Skipped, 12.0, 11.0, String::new());
+        assert_eq!(*seen.borrow(), ["validate", "turnstile"]);
+        let done = stages.into_vec();
+        assert_eq!(done.iter().map(|s| s.ms).collect::<Vec<_>>(), [2, 0], "rounded, never negative");
+    }
+}
