@@ -3,6 +3,7 @@
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -129,4 +130,34 @@ export async function ask(url, question, extra = {}, headers = {}) {
     body: JSON.stringify({ question, ...extra }),
   });
   return { status: res.status, headers: res.headers, body: await res.json() };
+}
+
+/** POST /ask with `Accept: text/event-stream`, read to the end. Returns the
+ * status, headers and, for a stream, its events `{ event, data, at }` in order
+ * (`at`: ms since the request was sent); for a JSON reply, its `body`. */
+export async function askEvents(url, question, extra = {}, headers = {}) {
+  const sent = performance.now();
+  const res = await fetch(`${url}/ask`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+    body: JSON.stringify({ question, ...extra }),
+  });
+  if (!res.headers.get('content-type')?.startsWith('text/event-stream')) {
+    return { status: res.status, headers: res.headers, body: await res.json() };
+  }
+  const events = [];
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for await (const chunk of res.body) {
+    buffered += decoder.decode(chunk, { stream: true });
+    let end;
+    while ((end = buffered.indexOf('\n\n')) >= 0) {
+      const frame = buffered.slice(0, end);
+      buffered = buffered.slice(end + 2);
+      const field = (name) => frame.split('\n').find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2);
+      events.push({ event: field('event'), data: JSON.parse(field('data')), at: performance.now() - sent });
+    }
+  }
+  assert.equal(buffered, '', 'the stream ends on an event boundary');
+  return { status: res.status, headers: res.headers, events };
 }

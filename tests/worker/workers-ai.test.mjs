@@ -2,7 +2,7 @@
 // the doubles in tests/doubles (scripted per question by emoji markers).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWorker, ingest, ask, corpusDocuments, d1, WORKERS_AI, ADMIN_TOKEN } from './harness.mjs';
+import { startWorker, ingest, ask, askEvents, corpusDocuments, d1, WORKERS_AI, ADMIN_TOKEN } from './harness.mjs';
 
 let worker;
 before(async () => {
@@ -143,4 +143,34 @@ test('GET /search fuses vector and BM25 ranks and pays only for the embedding', 
   const after = await ledger();
   assert.equal(after.reservedNeurons, before.reservedNeurons);
   assert.ok(after.spentNeurons > before.spentNeurons);
+});
+
+test('a streamed request shows each stage the moment it finishes', async () => {
+  // 🐢: the generator takes 4 s, past this configuration's AI_TIMEOUT_MS of 3 s.
+  const { events } = await askEvents(worker.url, `${Q} 🐢`);
+  const at = (name) => events.find((e) => e.event === 'stage' && e.data.name === name).at;
+  const result = events.at(-1);
+  assert.deepEqual([result.event, result.data.status, result.data.reason], ['result', 'refused', 'model_unavailable']);
+  assert.ok(at('generate') - at('evidence') > 2500, `evidence at ${at('evidence')} ms, generate at ${at('generate')} ms: not held back`);
+});
+
+test('a client that hangs up mid-stream still gets its reservation settled and its audit row written', async () => {
+  const audited = async () => (await (await fetch(`${worker.url}/admin/audit/verify`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()).rows;
+  const [before, rowsBefore] = [await ledger(), await audited()];
+  const controller = new AbortController();
+  const res = await fetch(`${worker.url}/ask`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify({ question: `How many meeting-room hours does the Dedicated Desk plan include? 🐢` }),
+    signal: controller.signal,
+  });
+  const reader = res.body.getReader();
+  await reader.read(); // the first events, then hang up
+  assert.ok((await ledger()).reservedNeurons > 0, 'hung up while the request held its reservation');
+  controller.abort();
+  await new Promise((r) => setTimeout(r, 5000)); // past the generator's 3 s timeout
+  const after = await ledger();
+  assert.equal(after.reservedNeurons, 0, JSON.stringify(after));
+  assert.ok(after.spentNeurons > before.spentNeurons, 'the request was settled, charged what it used');
+  assert.equal(await audited(), rowsBefore + 1);
 });
