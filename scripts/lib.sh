@@ -50,3 +50,14 @@ setup() {
     log "wrote .dev.vars from .dev.vars.example (local secrets)"
   fi
 }
+
+# Debian's Chromium, for the demo page's browser test (playwright-core drives it;
+# no browser is downloaded). Only scripts/test needs it.
+setup_browser() {
+  [ -x /usr/bin/chromium ] && return
+  log "installing Debian's chromium (the demo page's browser test)"
+  local sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+}
