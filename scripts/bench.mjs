@@ -14,9 +14,9 @@ const SECONDS = option('--seconds', 30);
 const LIMIT = LOAD ? option('--limit', 20) : 5;
 
 const worker = await startWorker({ vars: { RATE_LIMIT: String(LIMIT) } });
-const ask = (question, ip) => fetch(`${worker.url}/ask`, {
+const ask = (question, ip, accept = 'application/json') => fetch(`${worker.url}/ask`, {
   method: 'POST',
-  headers: { 'content-type': 'application/json', 'cf-connecting-ip': ip },
+  headers: { 'content-type': 'application/json', 'cf-connecting-ip': ip, accept },
   body: JSON.stringify({ question }),
 });
 // Every request but the rate-limited ones comes from its own client, so the
@@ -33,6 +33,7 @@ if (LOAD) {
 
 async function measure(label, request, expectStatus) {
   const times = [];
+  const firsts = []; // to the first chunk of the body: what a streaming client sees first
   let next = 0;
   let wrong = 0;
   const lane = async () => {
@@ -40,15 +41,16 @@ async function measure(label, request, expectStatus) {
       const i = next++;
       const t = performance.now();
       const res = await request(i);
-      await res.arrayBuffer();
+      let first;
+      for await (const _chunk of res.body) first ??= performance.now() - t;
       times.push(performance.now() - t);
+      firsts.push(first ?? times.at(-1));
       if (res.status !== expectStatus) wrong += 1;
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, lane));
-  times.sort((a, b) => a - b);
-  const pick = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
-  return { label, p50: pick(0.5), p99: pick(0.99), wrong };
+  const pick = (list, q) => list.sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(q * list.length))];
+  return { label, p50: pick(times, 0.5), p99: pick(times, 0.99), first: pick(firsts, 0.5), wrong };
 }
 
 try {
@@ -64,13 +66,14 @@ try {
     await measure('cache hit', () => ask(cached, freshIp()), 200),
     await measure('rate-limited refusal (429)', () => ask(cached, limited), 429),
     await measure('uncached local answer', (i) => ask(`${cached} ${marker(i)}`, freshIp()), 200),
+    await measure('uncached, streamed (SSE)', (i) => ask(`${cached} ${marker(REQUESTS + i)}`, freshIp(), 'text/event-stream'), 200),
   ];
   const base = rows[0];
   console.log(`${REQUESTS} requests per row, ${CONCURRENCY} concurrent, local engine under workerd (wrangler dev)\n`);
-  console.log('| request | p50 ms | p99 ms | p50 / trivial | p99 / trivial |');
-  console.log('|---|---|---|---|---|');
+  console.log('| request | p50 ms | p99 ms | p50 / trivial | p99 / trivial | first byte p50 ms |');
+  console.log('|---|---|---|---|---|---|');
   for (const r of rows) {
-    console.log(`| ${r.label} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${(r.p50 / base.p50).toFixed(2)} | ${(r.p99 / base.p99).toFixed(2)} |${r.wrong ? ` (${r.wrong} unexpected statuses)` : ''}`);
+    console.log(`| ${r.label} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${(r.p50 / base.p50).toFixed(2)} | ${(r.p99 / base.p99).toFixed(2)} | ${r.first.toFixed(1)} |${r.wrong ? ` (${r.wrong} unexpected statuses)` : ''}`);
   }
 } finally {
   await worker.stop();
