@@ -19,7 +19,7 @@ const received = [];
 function copyProject() {
   const dir = mkdtempSync(join(tmpdir(), 'groundgate-deploy-'));
   // Timestamps kept, so setup finds nothing to install and the build up to date.
-  const entries = ['scripts', 'corpus', 'evals', 'src', 'migrations', 'build', 'wrangler.toml', 'Cargo.toml', 'Cargo.lock', 'package.json', 'package-lock.json', '.dev.vars.example'];
+  const entries = ['scripts', 'corpus', 'evals', 'src', 'migrations', 'build', 'public', 'wrangler.toml', 'Cargo.toml', 'Cargo.lock', 'package.json', 'package-lock.json', '.dev.vars.example'];
   for (const entry of entries) {
     cpSync(join(ROOT, entry), join(dir, entry), { recursive: true, preserveTimestamps: true });
   }
@@ -55,6 +55,7 @@ async function deploy(args = [], env = {}) {
       CLOUDFLARE_API_TOKEN: 'token',
       CLOUDFLARE_ACCOUNT_ID: 'account',
       TURNSTILE_SECRET: 'turnstile-secret',
+      TURNSTILE_SITE_KEY: '0x4AAAAAAAtestsitekey',
       ...env,
     },
   });
@@ -94,6 +95,13 @@ test('a missing Turnstile secret stops the deploy before any call', async () => 
   assert.deepEqual(calls, []);
 });
 
+test('a missing Turnstile site key stops the deploy before any call', async () => {
+  const { code, out, calls } = await deploy([], { TURNSTILE_SITE_KEY: '' });
+  assert.notEqual(code, 0);
+  assert.match(out, /TURNSTILE_SITE_KEY is not set/);
+  assert.deepEqual(calls, []);
+});
+
 test('missing credentials stop the deploy before any change', async () => {
   const { code, out, calls } = await deploy([], { CLOUDFLARE_API_TOKEN: '' });
   assert.notEqual(code, 0);
@@ -112,6 +120,7 @@ test('the first run creates the database, the index, its metadata indexes and th
   const order = (pred) => calls.findIndex(pred);
   assert.ok(order((c) => c[1] === 'create-metadata-index') < order((c) => c[0] === 'deploy'), 'metadata indexes before anything can insert');
   assert.ok(named(calls, 'd1', 'migrations', 'apply').length === 1);
+  assert.deepEqual(named(calls, 'deploy')[0].slice(1), ['--var', 'TURNSTILE_SITE_KEY:0x4AAAAAAAtestsitekey'], 'the page gets the site key');
   assert.deepEqual(Object.keys(s.secrets).sort(), ['ADMIN_TOKEN', 'IP_HASH_KEY', 'TURNSTILE_SECRET']);
   assert.equal(s.secrets.TURNSTILE_SECRET, 'turnstile-secret');
   assert.match(s.secrets.ADMIN_TOKEN, /^[0-9a-f]{64}$/);
