@@ -3,7 +3,7 @@
 // is still audited where D1 is up.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWorker, ingest, ask, corpusDocuments, d1 } from './harness.mjs';
+import { startWorker, ingest, ask, askEvents, corpusDocuments, d1 } from './harness.mjs';
 
 let worker;
 before(async () => {
@@ -31,4 +31,16 @@ test('D1 failing for the corpus is a 503, not a 500', async () => {
   assert.equal(status, 503);
   assert.equal(body.error.code, 'unavailable');
   d1(worker.persist, 'ALTER TABLE passages_away RENAME TO passages');
+});
+
+test('D1 failing once the stream has begun ends it with an error event, no detail', async () => {
+  d1(worker.persist, 'ALTER TABLE passages RENAME TO passages_away');
+  const { status, events } = await askEvents(worker.url, 'How long is security camera footage kept? (streamed)');
+  d1(worker.persist, 'ALTER TABLE passages_away RENAME TO passages');
+  assert.equal(status, 200, 'the guards had passed: the stream was open');
+  const last = events.at(-1);
+  assert.equal(last.event, 'error');
+  assert.equal(last.data.error.code, 'unavailable');
+  assert.ok(!JSON.stringify(last.data).includes('passages'), 'D1 detail stays in the log');
+  assert.ok(events.slice(0, -1).every((e) => e.event === 'stage'), 'stages, then the error, and no result');
 });
