@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { chromium } from 'playwright-core';
-import { startWorker, ingest, ask, corpusDocuments, ROOT } from '../worker/harness.mjs';
+import { startWorker, ingest, ask, corpusDocuments, ROOT, WORKERS_AI } from '../worker/harness.mjs';
 
 const TOKEN = 'XXXX.DUMMY.TOKEN.XXXX';
 const TURNSTILE = 'https://challenges.cloudflare.com/';
@@ -315,4 +315,33 @@ test('a JSON answer renders as a streamed one does; errors show their code and m
     [['validate', 'passed', 'validate ok'], ['turnstile', 'passed', 'turnstile ok'], ['rate_limit', 'not reached', '']]);
   // Chromium itself reports a 4xx fetch on the console; the page adds nothing.
   assert.deepEqual(problems.filter((p) => !/status of 429/.test(p.text)), []);
+});
+
+test('the panel shows each stage as it finishes, before the result (a slow model)', async (t) => {
+  // The Workers AI engine against its doubles: 🐢 makes the generator take 4 s,
+  // past this configuration's AI_TIMEOUT_MS of 3 s. Nothing sits between the page
+  // and the worker, so what the panel shows meanwhile is what the stream sent.
+  const slow = await startWorker({ ...WORKERS_AI });
+  t.after(() => slow.stop());
+  assert.equal((await ingest(slow.url, corpusDocuments())).status, 200);
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (m) => ['error', 'warning'].includes(m.type()) && problems.push(m.text()));
+  page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+  await page.goto(`${slow.url}/`);
+  await page.fill('#question', 'How much does the Dedicated Desk plan cost? 🐢');
+  const started = Date.now();
+  await page.click('#ask');
+  await page.waitForSelector('#stages li[data-stage="evidence"][data-status="passed"]');
+  const shownAt = Date.now() - started;
+  assert.equal(await page.$('#outcome .outcome'), null, `evidence shown at ${shownAt} ms, with no result yet`);
+  assert.equal(await page.getAttribute('#stages li[data-stage="generate"]', 'data-status'), 'pending', 'the model stage is still running');
+  await page.waitForSelector('#outcome .outcome', { timeout: 15000 });
+  const doneAt = Date.now() - started;
+  assert.ok(doneAt - shownAt > 2000, `evidence at ${shownAt} ms, the result at ${doneAt} ms`);
+  assert.match(await page.textContent('#outcome .reason'), /model_unavailable/);
+  assert.equal(await page.getAttribute('#stages li[data-stage="generate"]', 'data-status'), 'refused');
+  assert.deepEqual(problems, []);
 });
