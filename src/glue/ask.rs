@@ -96,7 +96,11 @@ fn fill(record: &mut Record, response: &Value) {
 
 async fn answer(req: &mut Request, env: &Env, request_id: &str, record: &mut Record, live: Option<&Live>) -> Result<Answered, ApiError> {
     let clock = JsClock;
-    let observe = |stage: &Stage| live.into_iter().for_each(|l| l.stage(stage));
+    let observe = |stage: &Stage| {
+        if let Some(live) = live {
+            live.stage(stage);
+        }
+    };
     let mut stages = Stages::observed(&observe);
     let started = clock.now_ms();
     let body = super::read_json_body(req, MAX_ASK_BODY).await?;
@@ -124,6 +128,12 @@ async fn answer(req: &mut Request, env: &Env, request_id: &str, record: &mut Rec
     });
     let status = if admin { StageStatus::Skipped } else { StageStatus::Passed };
     stages.finish("rate_limit", status, started, clock.now_ms(), detail);
+    // The guards that can refuse with an error have passed: a stream may open.
+    let admit = || {
+        if let Some(live) = live {
+            live.start(limits);
+        }
+    };
 
     let started = clock.now_ms();
     let corpus = D1Corpus::new(env)?;
@@ -135,7 +145,7 @@ async fn answer(req: &mut Request, env: &Env, request_id: &str, record: &mut Rec
         let run: Vec<Stage> = stages.as_slice().iter().cloned().chain([hit]).collect();
         if let Some(served) = cache::serve(&stored, request_id, &run, tier) {
             // The hit and the stored answering stages are streamed from the response itself.
-            live.into_iter().for_each(|l| l.start(limits));
+            admit();
             fill(record, &served);
             return Ok(Answered { answer: Answer::Served(served), limits });
         }
@@ -146,10 +156,10 @@ async fn answer(req: &mut Request, env: &Env, request_id: &str, record: &mut Rec
         Engine::Local => {
             let started = clock.now_ms();
             stages.finish("spend", StageStatus::Skipped, started, clock.now_ms(), "local engine: no paid calls, nothing reserved".into());
-            live.into_iter().for_each(|l| l.start(limits));
+            admit();
             (Pipeline::local(&corpus, &clock, &config).run(request_id, &question.question, &version, stages).await?, true)
         }
-        Engine::WorkersAi => paid(env, &config, &corpus, request_id, &question.question, &version, stages, now, || live.into_iter().for_each(|l| l.start(limits))).await?,
+        Engine::WorkersAi => paid(env, &config, &corpus, request_id, &question.question, &version, stages, now, admit).await?,
     };
     if cacheable && cache::cacheable(answer.status, answer.reason) {
         if let Ok(text) = serde_json::to_string(&answer) {

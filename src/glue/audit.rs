@@ -8,19 +8,12 @@ use serde::Deserialize;
 use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, Env};
 
+use super::d1::{database, dependency};
 use crate::audit::{self, Record, Row};
 use crate::error::ApiError;
 
 /// Rows sealed per round; a backlog is sealed over several rounds.
 const SEAL_BATCH: u32 = 200;
-
-fn dependency(context: &'static str) -> impl Fn(worker::Error) -> ApiError {
-    move |e| ApiError::Dependency(format!("D1 {context}: {e}"))
-}
-
-fn database(env: &Env) -> Result<D1Database, ApiError> {
-    env.d1("DB").map_err(|_| ApiError::Misconfigured("the D1 binding DB is missing".into()))
-}
 
 /// Appends `record` and seals the chain up to it.
 pub async fn append(env: &Env, record: &Record) -> Result<(), ApiError> {

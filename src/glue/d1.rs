@@ -15,8 +15,15 @@ pub struct D1Corpus {
     db: D1Database,
 }
 
-fn dependency(context: &str) -> impl Fn(worker::Error) -> ApiError + '_ {
+/// A D1 failure as an `ApiError::Dependency`: the message, with what was being
+/// done, is for the log only.
+pub(super) fn dependency(context: &str) -> impl Fn(worker::Error) -> ApiError + '_ {
     move |e| ApiError::Dependency(format!("D1 {context}: {e}"))
+}
+
+/// The `DB` binding; its absence is a configuration error.
+pub(super) fn database(env: &Env) -> Result<D1Database, ApiError> {
+    env.d1("DB").map_err(|_| ApiError::Misconfigured("the D1 binding DB is missing".into()))
 }
 
 #[derive(Deserialize)]
@@ -31,8 +38,7 @@ struct Value {
 
 impl D1Corpus {
     pub fn new(env: &Env) -> Result<Self, ApiError> {
-        let db = env.d1("DB").map_err(|_| ApiError::Misconfigured("the D1 binding DB is missing".into()))?;
-        Ok(D1Corpus { db })
+        Ok(D1Corpus { db: database(env)? })
     }
 
     fn statement(&self, sql: &str, args: &[JsValue]) -> Result<D1PreparedStatement, ApiError> {

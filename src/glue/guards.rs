@@ -2,19 +2,12 @@
 
 use serde::Deserialize;
 use worker::wasm_bindgen::JsValue;
-use worker::{Cache, D1Database, Env, Headers, Response};
+use worker::{Cache, Env, Headers, Response};
 
+use super::d1::{database, dependency};
 use crate::cache::Tier;
 use crate::error::ApiError;
 use crate::rate_limit::{self, Decision};
-
-fn dependency(context: &'static str) -> impl Fn(worker::Error) -> ApiError {
-    move |e| ApiError::Dependency(format!("D1 {context}: {e}"))
-}
-
-fn database(env: &Env) -> Result<D1Database, ApiError> {
-    env.d1("DB").map_err(|_| ApiError::Misconfigured("the D1 binding DB is missing".into()))
-}
 
 #[derive(Deserialize)]
 struct Count {

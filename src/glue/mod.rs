@@ -311,11 +311,15 @@ fn with_cors(mut response: Response, path: &str, origin: Option<&str>, preflight
     if !cors::PUBLIC_ROUTES.contains(&path) {
         return response;
     }
-    let allowlist = config(env).map(|c| c.cors_origins).unwrap_or_default();
-    let headers = response.headers_mut();
     // Constant, valid header names; values are an allowlisted origin or constants.
-    let _ = headers.append("vary", "Origin");
+    let _ = response.headers_mut().append("vary", "Origin");
+    // Requests without an Origin (scripts, servers) never need the allowlist read.
+    if origin.is_none() {
+        return response;
+    }
+    let allowlist = config(env).map(|c| c.cors_origins).unwrap_or_default();
     let Some(origin) = cors::allowed(origin, &allowlist) else { return response };
+    let headers = response.headers_mut();
     let _ = headers.set("access-control-allow-origin", origin);
     if preflight {
         let _ = headers.set("access-control-allow-methods", cors::ALLOW_METHODS);

@@ -14,10 +14,9 @@ use std::cell::{Cell, RefCell};
 use futures::channel::{mpsc, oneshot};
 use futures::StreamExt;
 use serde::Serialize;
-use serde_json::Value;
 use worker::{Context, Env, Headers, Request, Response};
 
-use super::ask::{self, Answered};
+use super::ask::{self, Answer, Answered};
 use crate::error::ApiError;
 use crate::rate_limit::Decision;
 use crate::response::{ErrorBody, Stage};
@@ -59,9 +58,11 @@ impl Live {
     fn finish(&self, result: Result<Answered, ApiError>, request_id: &str) {
         match result {
             Ok(answered) => {
-                let value = serde_json::to_value(&answered.answer).unwrap_or(Value::Null);
-                for stage in value["stages"].as_array().into_iter().flatten().skip(self.sent.get()) {
-                    self.send("stage", stage);
+                // A fresh answer's stages were all announced live; a served one adds its stored stages.
+                if let Answer::Served(served) = &answered.answer {
+                    for stage in served["stages"].as_array().into_iter().flatten().skip(self.sent.get()) {
+                        self.send("stage", stage);
+                    }
                 }
                 self.start(answered.limits);
                 self.send("result", &answered.answer);

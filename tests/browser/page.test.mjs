@@ -52,8 +52,9 @@ after(async () => {
 
 /** A fresh context and page on GET /. `turnstile`: 'fake' fulfils api.js with
  * the double, 'offline' aborts it. `health`: replaces /health's turnstile field.
- * `passThrough: false` lets /ask reach the worker untouched (really streamed). */
-async function open(t, { turnstile = 'fake', health, passThrough = true, viewport = { width: 1200, height: 900 }, ...options } = {}) {
+ * `passThrough: false` lets /ask reach the worker untouched (really streamed).
+ * `url`: another worker than the shared one. */
+async function open(t, { url = worker.url, turnstile = 'fake', health, passThrough = true, viewport = { width: 1200, height: 900 }, ...options } = {}) {
   const context = await browser.newContext({ viewport, ...options });
   t.after(async () => {
     await context.unrouteAll({ behavior: 'ignoreErrors' });
@@ -63,7 +64,7 @@ async function open(t, { turnstile = 'fake', health, passThrough = true, viewpor
     ? route.fulfill({ contentType: 'text/javascript', body: FAKE_TURNSTILE })
     : route.abort()));
   if (health) {
-    await context.route(`${worker.url}/health`, async (route) => {
+    await context.route(`${url}/health`, async (route) => {
       const response = await route.fetch();
       await route.fulfill({ response, json: { ...(await response.json()), turnstile: health } });
     });
@@ -71,7 +72,7 @@ async function open(t, { turnstile = 'fake', health, passThrough = true, viewpor
   // Chromium keeps no copy of an event-stream body for the driver to read, so the
   // worker's response passes through here (whole, with its headers) to be read too.
   const results = [];
-  if (passThrough) await context.route(`${worker.url}/ask`, async (route) => {
+  if (passThrough) await context.route(`${url}/ask`, async (route) => {
     const response = await route.fetch();
     const text = await response.text();
     const type = response.headers()['content-type'] || '';
@@ -89,9 +90,9 @@ async function open(t, { turnstile = 'fake', health, passThrough = true, viewpor
   page.on('pageerror', (e) => problems.push({ text: `uncaught: ${e.message}`, url: '' }));
   page.on('request', (r) => {
     origins.add(new URL(r.url()).origin);
-    if (r.method() === 'POST' && r.url() === `${worker.url}/ask`) asks.push(r.postDataJSON());
+    if (r.method() === 'POST' && r.url() === `${url}/ask`) asks.push(r.postDataJSON());
   });
-  await Promise.all([page.waitForResponse(`${worker.url}/health`), page.goto(`${worker.url}/`)]);
+  await Promise.all([page.waitForResponse(`${url}/health`), page.goto(`${url}/`)]);
   return { page, problems, asks, origins };
 }
 
@@ -324,13 +325,7 @@ test('the panel shows each stage as it finishes, before the result (a slow model
   const slow = await startWorker({ ...WORKERS_AI });
   t.after(() => slow.stop());
   assert.equal((await ingest(slow.url, corpusDocuments())).status, 200);
-  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-  t.after(() => context.close());
-  const page = await context.newPage();
-  const problems = [];
-  page.on('console', (m) => ['error', 'warning'].includes(m.type()) && problems.push(m.text()));
-  page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
-  await page.goto(`${slow.url}/`);
+  const { page, problems } = await open(t, { url: slow.url, passThrough: false });
   await page.fill('#question', 'How much does the Dedicated Desk plan cost? 🐢');
   const started = Date.now();
   await page.click('#ask');
