@@ -7,8 +7,14 @@ const kinds = [
   ['clean, careful judge', ''],
   ['clean, fooled judge', '🤥'],
   ['changed number', '🔢🤥'],
-  ['swapped entity', '🔀🤥'],
-  ['invented sentence', '🆕🤥'],
+  ['swapped entity (another plan or room named)', '🔀🤥'],
+  ['invented sentence (words the corpus never uses)', '🆕🤥'],
+  ['negation flip', '🙅🤥'],
+  ['swapped entity, in lowercase', '🔡🤥'],
+  ['changed number, written as words', '🔤🤥'],
+  ['changed unit or currency', '💱🤥'],
+  ['shifted day, month or time', '📅🤥'],
+  ['invented sentence the decomposition leaves out', '🙈🤥'],
 ];
 
 const worker = await startWorker({ ...WORKERS_AI });

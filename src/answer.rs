@@ -1,9 +1,9 @@
 //! The local engine's answerer: quotes, verbatim, the fewest sentences of the
-//! retrieved passages that together cover the question's terms. It never writes a
-//! word of its own, so every claim it makes can be checked against its source.
+//! retrieved passages that answer the question. It never writes a word of its
+//! own, so every claim it makes can be checked against its source.
 
 use crate::evidence::Focus;
-use crate::intent::{self, Expected};
+use crate::question::{self, Ask};
 use crate::retrieve::Hit;
 use crate::text;
 
@@ -14,8 +14,8 @@ pub struct Quote {
     pub sentence: String,
 }
 
-/// A further sentence must add at least this share of the question's weight;
-/// otherwise it is padding that dilutes the answer.
+/// A further sentence must add at least this share of the question's weight
+/// (or a name the question asks about); otherwise it is padding.
 const MIN_EXTRA_GAIN: f64 = 0.15;
 
 struct Candidate<'a> {
@@ -24,18 +24,30 @@ struct Candidate<'a> {
     passage_id: &'a str,
     sentence: &'a str,
     terms: Vec<String>,
+    names: Vec<String>,
 }
 
-/// Picks sentences greedily by the question weight they add (a weighted set
-/// cover), at most `max_sentences`, and returns them in reading order. Among
-/// sentences adding the same weight, one that states the kind of fact the
-/// question asks for (`expected`) wins.
+impl Candidate<'_> {
+    fn key(&self) -> (usize, usize) {
+        (self.hit_rank, self.position)
+    }
+
+    fn opens_with_back_reference(&self) -> bool {
+        question::opens_with_back_reference(self.sentence)
+    }
+}
+
+/// Picks the sentences that answer `ask`: an anchor that could be the core of
+/// an answer where one can (else the one covering most of the question), the
+/// sentence before it when the anchor opens with a pronoun, and then, up to
+/// `max_sentences`, sentences that add question weight, a name the question
+/// asks about, or the asked kind of fact. Returned in reading order.
 ///
-/// The first sentence anchors the answer. A further sentence must come from the
-/// anchor's passage or share a salient question term with the anchor: otherwise
-/// sentences about different things could be stitched together to cover every
-/// term of a question that nothing answers ("private office" + "costs $40").
-pub fn extract(focus: &Focus, expected: Option<Expected>, hits: &[Hit], max_sentences: usize) -> Vec<Quote> {
+/// A further sentence must share a name with a sentence already chosen (the
+/// bridge of a two-step question), or, when the anchor names nothing, come
+/// from the anchor's passage and share a salient question term with it: so
+/// sentences about different people or plans are never stitched together.
+pub fn extract(ask: &Ask, focus: &Focus, hits: &[Hit], max_sentences: usize) -> Vec<Quote> {
     let candidates: Vec<Candidate> = hits
         .iter()
         .enumerate()
@@ -46,49 +58,83 @@ pub fn extract(focus: &Focus, expected: Option<Expected>, hits: &[Hit], max_sent
                 passage_id: &hit.id,
                 sentence,
                 terms: text::distinct_terms(sentence),
+                names: text::names(sentence),
             })
         })
         .collect();
-
-    let mut covered: Vec<String> = Vec::new();
-    let mut chosen: Vec<&Candidate> = Vec::new();
+    let Some(anchor) = best_anchor(ask, focus, &candidates) else { return Vec::new() };
+    let mut chosen: Vec<&Candidate> = vec![anchor];
+    chosen.extend(antecedent(&candidates, anchor));
     while chosen.len() < max_sentences {
+        let covered: Vec<String> = chosen.iter().flat_map(|c| c.terms.iter().cloned()).collect();
         let base = focus.coverage(&covered);
+        let names_missing = |cs: &[&Candidate]| ask.names.iter().filter(|n| !cs.iter().any(|c| text::names::mentions(&c.terms, n))).count();
+        let missing_now = names_missing(&chosen);
+        let kind_stated = chosen.iter().any(|c| ask.states_kind(c.sentence));
         let best = candidates
             .iter()
             .filter(|c| !chosen.iter().any(|p| std::ptr::eq(*p, *c)))
-            .filter(|c| chosen.first().is_none_or(|anchor| linked(focus, anchor, c)))
+            .filter(|c| chosen.len() + 1 + usize::from(c.opens_with_back_reference()) <= max_sentences)
+            .filter(|c| linked(ask, focus, &chosen, c))
             .map(|c| {
                 let with: Vec<String> = covered.iter().chain(&c.terms).cloned().collect();
-                let states = expected.is_some_and(|kind| intent::satisfied(kind, c.sentence));
-                (focus.coverage(&with) - base, states, c)
+                let mut trial = chosen.clone();
+                trial.push(c);
+                let names_gained = missing_now - names_missing(&trial);
+                let states = !kind_stated && ask.states_kind(c.sentence);
+                (focus.coverage(&with) - base, names_gained + usize::from(states), c)
             })
-            // Highest gain; then the sentence stating what was asked; then the
-            // earlier passage and sentence.
-            .max_by(|a, b| {
-                a.0.total_cmp(&b.0)
-                    .then(a.1.cmp(&b.1))
-                    .then((b.2.hit_rank, b.2.position).cmp(&(a.2.hit_rank, a.2.position)))
-            });
-        let Some((gain, _, candidate)) = best else { break };
-        let threshold = if chosen.is_empty() { 0.0 } else { MIN_EXTRA_GAIN };
-        if gain <= threshold {
-            break;
-        }
-        covered.extend(candidate.terms.iter().cloned());
+            .filter(|(gain, gained, _)| *gain > MIN_EXTRA_GAIN || *gained > 0)
+            .max_by(|a, b| a.1.cmp(&b.1).then(a.0.total_cmp(&b.0)).then(b.2.key().cmp(&a.2.key())));
+        let Some((_, _, candidate)) = best else { break };
         chosen.push(candidate);
+        // A sentence opening with a pronoun comes with the sentence it points back to.
+        if let Some(before) = antecedent(&candidates, candidate).filter(|b| !chosen.iter().any(|c| std::ptr::eq(*c, *b))) {
+            chosen.push(before);
+        }
     }
-    chosen.sort_by_key(|c| (c.hit_rank, c.position));
-    chosen
-        .into_iter()
-        .map(|c| Quote { passage_id: c.passage_id.to_string(), sentence: c.sentence.to_string() })
-        .collect()
+    chosen.sort_by_key(|c| c.key());
+    chosen.into_iter().map(|c| Quote { passage_id: c.passage_id.to_string(), sentence: c.sentence.to_string() }).collect()
 }
 
-/// Same passage as the anchor, or a shared salient question term.
-fn linked(focus: &Focus, anchor: &Candidate, candidate: &Candidate) -> bool {
-    anchor.passage_id == candidate.passage_id
-        || candidate.terms.iter().any(|t| anchor.terms.contains(t) && focus.is_salient(t))
+/// The anchor: among sentences covering some of the question, one that could
+/// be the core of an answer ([`Ask::is_core`]) if any, then the one covering
+/// most, then one stating the asked fact, then the first ranked.
+fn best_anchor<'c>(ask: &Ask, focus: &Focus, candidates: &'c [Candidate<'c>]) -> Option<&'c Candidate<'c>> {
+    candidates
+        .iter()
+        .map(|c| {
+            let unit = match antecedent(candidates, c) {
+                Some(before) => format!("{} {}", before.sentence, c.sentence),
+                None => c.sentence.to_string(),
+            };
+            (ask.is_core(focus, &unit), focus.coverage(&text::terms(&unit)), ask.states_kind(&unit), c)
+        })
+        .filter(|(_, coverage, _, _)| *coverage > 0.0)
+        .max_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)).then(b.3.key().cmp(&a.3.key())))
+        .map(|(_, _, _, c)| c)
+}
+
+/// The sentence before `c` in its passage, when `c` opens with a pronoun.
+fn antecedent<'c>(candidates: &'c [Candidate<'c>], c: &Candidate) -> Option<&'c Candidate<'c>> {
+    if !c.opens_with_back_reference() {
+        return None;
+    }
+    candidates.iter().find(|b| b.passage_id == c.passage_id && b.position + 1 == c.position)
+}
+
+/// Whether a further sentence may join the chosen ones (see [`extract`]).
+fn linked(ask: &Ask, focus: &Focus, chosen: &[&Candidate], candidate: &Candidate) -> bool {
+    let shares_name = candidate.names.iter().any(|n| chosen.iter().any(|c| text::names::mentions(&c.terms, n)))
+        || chosen.iter().flat_map(|c| &c.names).any(|n| text::names::mentions(&candidate.terms, n));
+    if shares_name {
+        return true;
+    }
+    let anchor = chosen[0];
+    anchor.names.is_empty()
+        && ask.options.is_empty()
+        && anchor.passage_id == candidate.passage_id
+        && candidate.terms.iter().any(|t| anchor.terms.contains(t) && focus.is_salient(t))
 }
 
 /// The answer text: the quotes in order.
@@ -99,21 +145,28 @@ pub fn compose(quotes: &[Quote]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vocabulary::Vocabulary;
 
     fn hit(id: &str, text: &str) -> Hit {
         Hit { id: id.into(), doc: "d".into(), section: "S".into(), text: text.into(), score: 1.0, lexical_rank: None, vector_rank: None }
     }
 
-    fn focus(question: &str) -> Focus {
-        let terms = text::keyed_terms(question);
-        let dfs = vec![1; terms.len()];
-        Focus::new(&terms, &dfs, 40)
+    fn setup(question: &str) -> (Ask, Focus) {
+        let ask = Ask::parse(question, &Vocabulary::default());
+        let dfs = vec![1; ask.focus.len()];
+        let focus = Focus::new(&ask.focus, &dfs, 40);
+        (ask, focus)
+    }
+
+    fn extract_for(question: &str, hits: &[Hit]) -> Vec<Quote> {
+        let (ask, focus) = setup(question);
+        extract(&ask, &focus, hits, 3)
     }
 
     #[test]
-    fn quotes_the_sentence_that_covers_the_question() {
-        let hits = [hit("pricing-02", "A Day Pass costs $25. A Day Pass includes coffee and Wi-Fi.")];
-        let quotes = extract(&focus("How much does a day pass cost?"), None, &hits, 3);
+    fn quotes_the_sentence_that_states_the_asked_fact() {
+        let hits = [hit("pricing-02", "A Day Pass includes coffee and Wi-Fi. A Day Pass costs $25.")];
+        let quotes = extract_for("How much does a day pass cost?", &hits);
         assert_eq!(quotes, [Quote { passage_id: "pricing-02".into(), sentence: "A Day Pass costs $25.".into() }]);
     }
 
@@ -121,13 +174,15 @@ mod tests {
     #[test]
     fn multi_part_questions_combine_passages() {
         let hits = [
-            hit("hours-01", "The front desk opens at 8:00 am."),
+            hit("hours-01", "The Front Desk opens at 8:00 am."),
             hit("pricing-03", "A Dedicated Desk costs $450 per month. Dedicated Desks are by the window."),
         ];
-        let quotes = extract(&focus("dedicated desk cost and front desk opening time"), None, &hits, 3);
+        let quotes = extract_for("What does a Dedicated Desk cost, and when does the Front Desk open?", &hits);
         let ids: Vec<&str> = quotes.iter().map(|q| q.passage_id.as_str()).collect();
-        assert_eq!(ids, ["hours-01", "pricing-03"]);
-        assert_eq!(compose(&quotes), "The front desk opens at 8:00 am. A Dedicated Desk costs $450 per month.");
+        assert_eq!(ids.len(), 1, "different subjects are not stitched together: {ids:?}");
+        let linked = [hit("pricing-03", "A Dedicated Desk costs $450 per month. A Dedicated Desk member gets 10 meeting-room hours.")];
+        let quotes = extract_for("What does a Dedicated Desk cost and how many meeting-room hours come with it?", &linked);
+        assert_eq!(quotes.len(), 2);
     }
 
     /// Sentences about other subjects are not stitched on to cover leftover terms.
@@ -137,25 +192,32 @@ mod tests {
             hit("pricing-03", "A private office requires a minimum term of 6 months."),
             hit("membership-04", "The Business Address add-on costs $40 per month."),
         ];
-        let terms = text::keyed_terms("How much does a private office cost per month?");
-        let focus = Focus::new(&terms, &[3, 3, 9, 20], 52);
-        let quotes = extract(&focus, None, &hits, 3);
+        let quotes = extract_for("How much does a private office cost per month?", &hits);
         assert_eq!(quotes.len(), 1);
-        assert_eq!(quotes[0].passage_id, "pricing-03");
     }
 
-    /// Between equally relevant sentences, the one with the asked-for fact wins.
+    /// A two-step question: the sentences share the bridge name.
     #[test]
-    fn the_sentence_stating_the_asked_fact_wins_a_tie() {
-        let hits = [hit("a", "Flex Desk members can use the shared monitors. Flex Desk members can enter from 7:00 am.")];
-        let quotes = extract(&focus("Can Flex Desk members come in early?"), Some(Expected::Time), &hits, 1);
-        assert_eq!(quotes[0].sentence, "Flex Desk members can enter from 7:00 am.");
+    fn a_bridge_name_links_two_sentences() {
+        let hits = [hit(
+            "entry-7",
+            "The film Harbor Lights stars Ada Brook as a sailor. Ada Brook later served as Mayor of Larkport.",
+        )];
+        let quotes = extract_for("What office did the star of Harbor Lights serve as?", &hits);
+        assert_eq!(quotes.len(), 2, "{quotes:?}");
+    }
+
+    #[test]
+    fn a_sentence_opening_with_a_pronoun_brings_the_one_before() {
+        let hits = [hit("p", "Peggy Seeger is a folksinger. She has lived in Britain for 30 years.")];
+        let quotes = extract_for("How long has Peggy Seeger lived in Britain?", &hits);
+        assert_eq!(compose(&quotes), "Peggy Seeger is a folksinger. She has lived in Britain for 30 years.");
     }
 
     #[test]
     fn nothing_relevant_quotes_nothing() {
         let hits = [hit("a", "Lockers are blue.")];
-        assert!(extract(&focus("parking"), None, &hits, 3).is_empty());
-        assert!(extract(&focus("lockers"), None, &[], 3).is_empty());
+        assert!(extract_for("parking", &hits).is_empty());
+        assert!(extract_for("lockers", &[]).is_empty());
     }
 }

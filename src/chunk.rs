@@ -27,11 +27,12 @@ pub struct Passage {
 }
 
 impl Passage {
-    /// SHA-256 (hex) of everything that makes up the passage; equal hashes mean an
-    /// unchanged passage on re-ingest.
+    /// SHA-256 (hex) of everything that makes up the passage and of the rules
+    /// that index it ([`text::RULES_VERSION`]); equal hashes mean an unchanged
+    /// passage on re-ingest, and a new tokenizer re-indexes every passage.
     pub fn content_hash(&self) -> String {
         let mut hasher = Sha256::new();
-        for part in [&self.id, &self.doc, &self.section, &self.text] {
+        for part in [text::RULES_VERSION, &self.id, &self.doc, &self.section, &self.text] {
             hasher.update(part.as_bytes());
             hasher.update([0u8]);
         }

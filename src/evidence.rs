@@ -175,7 +175,7 @@ mod tests {
     #[test]
     fn covered_question_passes() {
         let hits = [hit("pricing-03", "A Dedicated Desk costs $450 per month.")];
-        let verdict = judge(&focus("How much does a dedicated desk cost?", &[2, 2, 9]), &hits, 0.6);
+        let verdict = judge(&focus("dedicated desk cost", &[2, 2, 9]), &hits, 0.6);
         assert_eq!(verdict, Evidence::Sufficient { coverage: 1.0 });
     }
 

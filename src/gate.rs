@@ -1,16 +1,20 @@
 //! The groundedness gate: answer only when the claims are supported AND the
-//! answer covers the question that was asked.
+//! answer answers the question that was asked.
 
 use crate::config::Config;
+use crate::question::Miss;
 
 /// Why an answer was refused at the gate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GateFailure {
     /// Mean or weakest claim score under its threshold (or no claims at all).
     BelowThreshold,
-    /// The claims are supported but do not answer this question: they miss its
-    /// terms, or the kind of fact it asks for.
-    OffQuestion,
+    /// The claims are supported but do not answer this question: the answer
+    /// covers too little of the question's weight.
+    Uncovered,
+    /// The claims are supported but do not answer this question: another
+    /// subject, no fact of the asked kind, or only a pointer elsewhere.
+    OffQuestion(Miss),
 }
 
 /// The gate's numbers and decision.
@@ -30,8 +34,8 @@ impl Verdict {
 }
 
 /// Decides from the claim scores, the answer's coverage of the question and
-/// whether the answer states the kind of fact the question asks for.
-pub fn decide(scores: &[f64], coverage: f64, kind_met: bool, cfg: &Config) -> Verdict {
+/// whether the answer answers it ([`crate::question::Ask::answers`]).
+pub fn decide(scores: &[f64], coverage: f64, answers: Result<(), Miss>, cfg: &Config) -> Verdict {
     let (mean, min) = if scores.is_empty() {
         (0.0, 0.0)
     } else {
@@ -39,10 +43,10 @@ pub fn decide(scores: &[f64], coverage: f64, kind_met: bool, cfg: &Config) -> Ve
     };
     let failure = if scores.is_empty() || mean < cfg.gate_min_mean || min < cfg.gate_min_claim {
         Some(GateFailure::BelowThreshold)
-    } else if coverage < cfg.answer_min_coverage || !kind_met {
-        Some(GateFailure::OffQuestion)
+    } else if let Err(miss) = answers {
+        Some(GateFailure::OffQuestion(miss))
     } else {
-        None
+        (coverage < cfg.answer_min_coverage).then_some(GateFailure::Uncovered)
     };
     Verdict { mean, min, coverage, failure }
 }
@@ -50,9 +54,10 @@ pub fn decide(scores: &[f64], coverage: f64, kind_met: bool, cfg: &Config) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::question::Kind;
 
     fn check(scores: &[f64], coverage: f64) -> Option<GateFailure> {
-        decide(scores, coverage, true, &Config::default()).failure
+        decide(scores, coverage, Ok(()), &Config::default()).failure
     }
 
     /// Table over the default thresholds (mean 0.70, weakest 0.40, coverage 0.75).
@@ -66,16 +71,16 @@ mod tests {
             (&[1.0, 0.39], 1.0, Some(BelowThreshold)),
             (&[1.0, 0.45], 1.0, None),
             (&[], 1.0, Some(BelowThreshold)),
-            (&[1.0], 0.74, Some(OffQuestion)),
+            (&[1.0], 0.74, Some(Uncovered)),
         ];
-        for &(scores, coverage, expected) in cases {
-            assert_eq!(check(scores, coverage), expected, "{scores:?} {coverage}");
+        for (scores, coverage, expected) in cases {
+            assert_eq!(check(scores, *coverage), *expected, "{scores:?} {coverage}");
         }
     }
 
     #[test]
-    fn supported_answer_of_the_wrong_kind_is_off_question() {
-        let verdict = decide(&[1.0], 1.0, false, &Config::default());
-        assert_eq!(verdict.failure, Some(GateFailure::OffQuestion));
+    fn a_supported_answer_that_misses_the_question_is_off_question() {
+        let verdict = decide(&[1.0], 1.0, Err(Miss::Kind(Kind::Money)), &Config::default());
+        assert_eq!(verdict.failure, Some(GateFailure::OffQuestion(Miss::Kind(Kind::Money))));
     }
 }

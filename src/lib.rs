@@ -4,8 +4,10 @@
 //! # Layout
 //!
 //! Pure core (no JS, no IO; tested natively with `cargo test`):
-//! - [`text`]: the one tokenizer (terms, sentences, quantities, negation) used by
-//!   indexing, retrieval, answering and scoring alike.
+//! - [`text`]: the one tokenizer (stopwords, stems, sentences, clauses,
+//!   quantities with units, names, negation) used by indexing, retrieval,
+//!   answering and scoring alike; general rules of English only.
+//! - [`vocabulary`]: a corpus's own synonyms, shipped and versioned with it.
 //! - [`chunk`]: Markdown documents into passages with stable ids.
 //! - [`ingest`]: the diff between stored and incoming passages, and the corpus version.
 //! - [`request`]: the `/ask` request parsed at the edge into a typed question.
@@ -19,7 +21,8 @@
 //! - [`screen`]: the zero-cost deny-list for injection and off-topic requests.
 //! - [`retrieve`]: the full-text query and reciprocal-rank fusion.
 //! - [`evidence`]: the evidence gate (does what was retrieved cover *this* question?).
-//! - [`intent`]: the kind of fact a question asks for (an amount, a number).
+//! - [`question`]: what a question asks (the kind of fact, its focus, its names)
+//!   and whether an answer answers it.
 //! - [`answer`]: the local engine's extractive answerer (verbatim sentences).
 //! - [`support`]: deterministic entailment and sanity caps for each claim.
 //! - [`gate`]: the groundedness gate.
@@ -49,12 +52,12 @@ pub mod error;
 pub mod evidence;
 pub mod gate;
 pub mod ingest;
-pub mod intent;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod memory;
 pub mod models;
 pub mod pipeline;
 pub mod prompts;
+pub mod question;
 pub mod rate_limit;
 pub mod request;
 pub mod response;
@@ -65,6 +68,7 @@ pub mod stages;
 pub mod support;
 pub mod text;
 pub mod turnstile;
+pub mod vocabulary;
 
 #[cfg(target_arch = "wasm32")]
 mod glue;

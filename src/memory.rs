@@ -3,24 +3,32 @@
 //! function (BM25, k1 = 1.2, b = 0.75, FTS5's defaults), so the pipeline's
 //! decisions here match those under workerd up to BM25 ties.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use crate::chunk::{self, Passage};
 use crate::error::ApiError;
 use crate::pipeline::{Corpus, Lookup, StoredHit};
+use crate::vocabulary::Vocabulary;
 
 /// Files in a corpus folder that describe the corpus and are not part of it.
 pub const NOT_CORPUS: &[&str] = &["COVERAGE.md", "README.md"];
+/// The corpus's vocabulary, beside its documents (optional).
+pub const VOCABULARY_FILE: &str = "vocabulary.json";
 
 /// Passages with their index terms.
 pub struct MemoryCorpus {
     passages: Vec<(Passage, Vec<String>)>,
+    /// Passages containing each term, counted once at load (FTS5 keeps the same).
+    doc_freqs: HashMap<String, u32>,
+    avg_len: f64,
+    vocabulary: Vocabulary,
 }
 
 impl MemoryCorpus {
     /// Chunks `(file name, markdown)` documents.
     pub fn new(documents: &[(String, String)]) -> MemoryCorpus {
-        let passages = documents
+        let passages: Vec<(Passage, Vec<String>)> = documents
             .iter()
             .flat_map(|(name, text)| chunk::chunk_document(name, text))
             .map(|p| {
@@ -28,10 +36,27 @@ impl MemoryCorpus {
                 (p, terms)
             })
             .collect();
-        MemoryCorpus { passages }
+        let mut doc_freqs: HashMap<String, u32> = HashMap::new();
+        for (_, terms) in &passages {
+            let mut distinct: Vec<&String> = terms.iter().collect();
+            distinct.sort_unstable();
+            distinct.dedup();
+            for term in distinct {
+                *doc_freqs.entry(term.clone()).or_default() += 1;
+            }
+        }
+        let total: usize = passages.iter().map(|(_, t)| t.len()).sum();
+        let avg_len = total as f64 / passages.len().max(1) as f64;
+        MemoryCorpus { passages, doc_freqs, avg_len, vocabulary: Vocabulary::default() }
     }
 
-    /// Loads every `*.md` file of `dir` except [`NOT_CORPUS`], as `scripts/ingest` does.
+    /// The same corpus with a vocabulary.
+    pub fn with_vocabulary(self, vocabulary: Vocabulary) -> MemoryCorpus {
+        MemoryCorpus { vocabulary, ..self }
+    }
+
+    /// Loads every `*.md` file of `dir` except [`NOT_CORPUS`], and its
+    /// [`VOCABULARY_FILE`] if there is one, as `scripts/ingest` does.
     pub fn load(dir: &Path) -> std::io::Result<MemoryCorpus> {
         let mut documents = Vec::new();
         for entry in std::fs::read_dir(dir)? {
@@ -42,7 +67,12 @@ impl MemoryCorpus {
             }
         }
         documents.sort();
-        Ok(MemoryCorpus::new(&documents))
+        let vocabulary = match std::fs::read_to_string(dir.join(VOCABULARY_FILE)) {
+            Ok(json) => Vocabulary::parse(&json).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vocabulary::default(),
+            Err(e) => return Err(e),
+        };
+        Ok(MemoryCorpus::new(&documents).with_vocabulary(vocabulary))
     }
 
     pub fn passages(&self) -> impl Iterator<Item = &Passage> {
@@ -50,10 +80,10 @@ impl MemoryCorpus {
     }
 
     fn doc_freq(&self, term: &str) -> u32 {
-        self.passages.iter().filter(|(_, terms)| terms.iter().any(|t| t == term)).count() as u32
+        self.doc_freqs.get(term).copied().unwrap_or(0)
     }
 
-    fn bm25(&self, terms: &[String], passage_terms: &[String], avg_len: f64) -> f64 {
+    fn bm25(&self, terms: &[String], passage_terms: &[String]) -> f64 {
         let n = self.passages.len() as f64;
         let len = passage_terms.len() as f64;
         terms
@@ -62,7 +92,7 @@ impl MemoryCorpus {
                 let tf = passage_terms.iter().filter(|x| *x == t).count() as f64;
                 let df = f64::from(self.doc_freq(t));
                 let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
-                idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len / avg_len))
+                idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len / self.avg_len))
             })
             .sum()
     }
@@ -71,7 +101,11 @@ impl MemoryCorpus {
 impl Corpus for MemoryCorpus {
     async fn version(&self) -> Result<String, ApiError> {
         let hashes = self.passages.iter().map(|(p, _)| (p.id.clone(), p.content_hash())).collect();
-        Ok(crate::ingest::corpus_version(&hashes))
+        Ok(crate::ingest::corpus_version(&hashes, &self.vocabulary))
+    }
+
+    async fn vocabulary(&self) -> Result<Vocabulary, ApiError> {
+        Ok(self.vocabulary.clone())
     }
 
     async fn passages(&self, ids: &[String]) -> Result<Vec<StoredHit>, ApiError> {
@@ -79,12 +113,10 @@ impl Corpus for MemoryCorpus {
     }
 
     async fn lookup(&self, terms: &[String], _expression: &str, k: usize) -> Result<Lookup, ApiError> {
-        let total: usize = self.passages.iter().map(|(_, t)| t.len()).sum();
-        let avg_len = total as f64 / self.passages.len().max(1) as f64;
         let mut scored: Vec<(f64, &Passage)> = self
             .passages
             .iter()
-            .map(|(p, passage_terms)| (self.bm25(terms, passage_terms, avg_len), p))
+            .map(|(p, passage_terms)| (self.bm25(terms, passage_terms), p))
             .filter(|(score, _)| *score > 0.0)
             .collect();
         // Best first; ties in corpus order, as FTS5 returns them by rowid.

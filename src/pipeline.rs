@@ -19,9 +19,9 @@ use crate::cost::{self, Usage};
 use crate::error::ApiError;
 use crate::evidence::{self, Evidence, Focus};
 use crate::gate::{self, GateFailure};
-use crate::intent;
 use crate::models::{Message, ModelError, Models, NoModels};
 use crate::prompts;
+use crate::question::Ask;
 use crate::response::{
     AskResponse, CacheInfo, Citation, Claim, Cost, EngineInfo, Groundedness, Reason, Retrieved,
     StageStatus, Status,
@@ -31,6 +31,7 @@ use crate::screen::{self, Block, Screen};
 use crate::stages::Stages;
 use crate::support::{self, ClaimCheck};
 use crate::text;
+use crate::vocabulary::Vocabulary;
 
 /// The stages [`Pipeline::run`] adds, in order; everything before them is a guard.
 pub const ANSWERING_STAGES: &[&str] = &["screen", "retrieve", "evidence", "generate", "decompose", "entail", "sanity", "gate"];
@@ -38,8 +39,12 @@ pub const ANSWERING_STAGES: &[&str] = &["screen", "retrieve", "evidence", "gener
 /// Content-word overlap below which a judged claim is capped: the judge cited
 /// passages that share almost nothing with the claim.
 pub const OVERLAP_FLOOR: f64 = 0.15;
-/// The cap for a judged claim under the overlap floor.
-pub const OVERLAP_CAP: f64 = 0.4;
+/// The cap for a judged claim under the overlap floor: strictly below any
+/// sensible weakest-claim threshold (0.40 by default), so it refuses.
+pub const OVERLAP_CAP: f64 = 0.3;
+/// A sentence of the shown answer counts as covered by the judge's claims when
+/// the claims hold this share of its topic terms, and all its numbers and names.
+pub const SENTENCE_COVERED: f64 = 0.6;
 /// The cap for a judged claim using a word the corpus never mentions: no passage
 /// anywhere can support it, whatever the judge says.
 pub const UNKNOWN_TERM_CAP: f64 = 0.2;
@@ -74,6 +79,8 @@ pub trait Corpus {
     async fn lookup(&self, terms: &[String], expression: &str, k: usize) -> Result<Lookup, ApiError>;
     /// The passages with these ids (any order; unknown ids are left out).
     async fn passages(&self, ids: &[String]) -> Result<Vec<StoredHit>, ApiError>;
+    /// The corpus's vocabulary (its synonyms), empty when it ships none.
+    async fn vocabulary(&self) -> Result<Vocabulary, ApiError>;
 }
 
 /// Milliseconds since some fixed point; injected so tests are deterministic.
@@ -145,8 +152,9 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
 
         // retrieve
         let started = self.clock.now_ms();
-        let keyed = text::keyed_terms(question);
-        let Retrieval { lookup, vector, hits, lexical_count } = match self.retrieve(question, &keyed, self.config.top_k, &mut f.meter).await? {
+        let ask = Ask::parse(question, &self.corpus.vocabulary().await?);
+        let keyed = &ask.focus;
+        let Retrieval { lookup, vector, hits, lexical_count } = match self.retrieve(question, keyed, self.config.top_k, &mut f.meter).await? {
             Ok(retrieval) => retrieval,
             Err(e) => return Ok(self.model_failed(f, "retrieve", started, &e)),
         };
@@ -159,7 +167,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
 
         // evidence gate
         let started = self.clock.now_ms();
-        let focus = Focus::new(&keyed, &lookup.doc_freqs, lookup.total_passages);
+        let focus = Focus::new(keyed, &lookup.doc_freqs, lookup.total_passages);
         let verdict = match self.weak_vectors(vector.as_deref(), lexical_count) {
             Some(why) => Evidence::Insufficient { coverage: 0.0, why },
             None => evidence::judge(&focus, &hits, self.config.evidence_min_coverage),
@@ -175,10 +183,9 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             }
         }
 
-        let expected = intent::expected(question);
         let claims = match self.models {
-            None => self.quote(&focus, expected, &hits, f),
-            Some(models) => match self.generate_and_judge(models, question, &hits, f).await? {
+            None => self.quote(&ask, &focus, &hits, f),
+            Some(models) => match self.generate_and_judge(models, question, &ask, &hits, f).await? {
                 Ok(claims) => claims,
                 Err(ending) => return Ok(ending),
             },
@@ -190,8 +197,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         let started = self.clock.now_ms();
         let answer_terms = text::distinct_terms(&answer_text);
         let scores: Vec<f64> = f.claims.iter().map(|c| c.score).collect();
-        let kind_met = expected.is_none_or(|kind| intent::satisfied(kind, &answer_text));
-        let verdict = gate::decide(&scores, focus.coverage(&answer_terms), kind_met, self.config);
+        let verdict = gate::decide(&scores, focus.coverage(&answer_terms), ask.answers(&focus, &answer_text), self.config);
         f.groundedness = Some(Groundedness {
             mean: round(verdict.mean),
             min: round(verdict.min),
@@ -206,19 +212,16 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             verdict.mean, self.config.gate_min_mean, verdict.min, self.config.gate_min_claim, verdict.coverage, self.config.answer_min_coverage
         );
         let Some(failure) = verdict.failure else {
-            self.finish(&mut f.stages, "gate", StageStatus::Passed, started, gate_detail);
+            self.finish(&mut f.stages, "gate", StageStatus::Passed, started, format!("{gate_detail}; answers the question"));
             return Ok(Ending::Answered(answer_text));
         };
-        let (reason, detail) = match (failure, expected) {
-            (GateFailure::OffQuestion, Some(kind)) if !kind_met => (
-                Reason::OffQuestion,
-                format!("{gate_detail}; the question asks for {}, the answer states none", kind.describe()),
-            ),
-            (GateFailure::OffQuestion, _) => (
+        let (reason, detail) = match failure {
+            GateFailure::OffQuestion(miss) => (Reason::OffQuestion, format!("{gate_detail}; {}", miss.describe())),
+            GateFailure::Uncovered => (
                 Reason::OffQuestion,
                 format!("{gate_detail}; the answer does not address: {}", focus.missing(&answer_terms).join(", ")),
             ),
-            (GateFailure::BelowThreshold, _) => (Reason::BelowThreshold, gate_detail),
+            GateFailure::BelowThreshold => (Reason::BelowThreshold, gate_detail),
         };
         self.finish(&mut f.stages, "gate", StageStatus::Refused, started, detail);
         Ok(Ending::Refused(reason))
@@ -229,8 +232,8 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
     /// failing model is `Ok(Err(..))`.
     pub async fn search(&self, query: &str, k: usize) -> Result<(Result<Vec<Retrieved>, ModelError>, Meter), ApiError> {
         let mut meter = Meter::default();
-        let keyed = text::keyed_terms(query);
-        let found = self.retrieve(query, &keyed, k, &mut meter).await?;
+        let ask = Ask::parse(query, &self.corpus.vocabulary().await?);
+        let found = self.retrieve(query, &ask.focus, k, &mut meter).await?;
         Ok((found.map(|r| r.hits.iter().map(retrieved).collect()), meter))
     }
 
@@ -255,9 +258,9 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
 
     /// Local engine: generate by quoting, one claim per sentence, lexical
     /// entailment, deterministic caps.
-    fn quote(&self, focus: &Focus, expected: Option<intent::Expected>, hits: &[Hit], f: &mut Findings<'_>) -> (String, Vec<ClaimCheck>) {
+    fn quote(&self, ask: &Ask, focus: &Focus, hits: &[Hit], f: &mut Findings<'_>) -> (String, Vec<ClaimCheck>) {
         let started = self.clock.now_ms();
-        let quotes = answer::extract(focus, expected, hits, self.config.max_answer_sentences);
+        let quotes = answer::extract(ask, focus, hits, self.config.max_answer_sentences);
         let answer_text = answer::compose(&quotes);
         let from: Vec<&str> = quotes.iter().map(|q| q.passage_id.as_str()).collect();
         let detail = format!("extractive: quoted {} sentences from {}", quotes.len(), from.join(", "));
@@ -268,18 +271,23 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         self.finish(&mut f.stages, "decompose", StageStatus::Passed, started, format!("{} claims (one per quoted sentence)", claims.len()));
 
         let started = self.clock.now_ms();
-        let checks: Vec<ClaimCheck> = claims.iter().map(|c| support::check(c, hits)).collect();
+        let question_terms = focus_terms(ask);
+        let checks: Vec<ClaimCheck> = claims.iter().map(|c| support::check(c, &question_terms, hits)).collect();
         self.report_scores(&checks, started, "lexical", f);
         (answer_text, checks)
     }
 
-    /// Workers AI engine: the generator answers, the judge decomposes and scores,
-    /// the deterministic caps cut what the judge let through.
-    /// `Err` for a failing store; `Ok(Err(ending))` when a model ends the request.
+    /// Workers AI engine: the generator answers; the judge decomposes the
+    /// answer into claims and scores them in one call; the deterministic caps
+    /// cut what the judge let through, and every sentence of the answer the
+    /// user sees is checked too (a sentence the judge left out of its claims is
+    /// scored on its own). `Err` for a failing store; `Ok(Err(ending))` when a
+    /// model ends the request.
     async fn generate_and_judge(
         &self,
         models: &M,
         question: &str,
+        ask: &Ask,
         hits: &[Hit],
         f: &mut Findings<'_>,
     ) -> Result<Result<(String, Vec<ClaimCheck>), Ending>, ApiError> {
@@ -306,27 +314,28 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
 
         let started = self.clock.now_ms();
         let judge = &self.config.judge_model;
-        let messages = prompts::claims_messages(question, &generated.answer);
-        let claims = match self
-            .chat_json(models, judge, messages, &prompts::claims_schema(), r#"{"claims": ["..."]}"#, prompts::parse_claims, f)
+        let messages = prompts::judge_messages(question, &generated.answer, hits);
+        let shape = r#"{"claims": [{"claim": "...", "score": 0.0, "passages": ["passage-id"]}]}"#;
+        let judged = match self
+            .chat_json(models, judge, messages, &prompts::judge_schema(), shape, |t| prompts::parse_judgement(t, hits), f)
             .await
         {
-            Ok(claims) => claims,
+            Ok(judged) => judged,
             Err(failure) => return Ok(Err(self.chat_failed(f, "decompose", started, failure))),
         };
-        self.finish(&mut f.stages, "decompose", StageStatus::Passed, started, format!("{judge}: {} claims", claims.len()));
+        let detail = format!("{judge}: {} claims, scored in the same call", judged.len());
+        self.finish(&mut f.stages, "decompose", StageStatus::Passed, started, detail);
 
         let started = self.clock.now_ms();
-        let messages = prompts::scores_messages(&claims, hits);
-        let shape = r#"{"scores": [{"claim": 1, "score": 0.0, "passages": ["passage-id"]}]}"#;
-        let scores = match self
-            .chat_json(models, judge, messages, &prompts::scores_schema(), shape, |t| prompts::parse_scores(t, claims.len(), hits), f)
-            .await
-        {
-            Ok(scores) => scores,
-            Err(failure) => return Ok(Err(self.chat_failed(f, "entail", started, failure))),
-        };
-        let mut checks: Vec<ClaimCheck> = claims.iter().zip(scores).map(|(claim, s)| capped(claim, s, hits)).collect();
+        let question_terms = focus_terms(ask);
+        let known = support::known_names(hits);
+        let mut checks: Vec<ClaimCheck> = judged.iter().map(|j| capped(j, &question_terms, &known, hits)).collect();
+        let cited: Vec<Hit> = hits
+            .iter()
+            .filter(|h| generated.citations.contains(&h.id) || judged.iter().any(|j| j.passages.contains(&h.id)))
+            .cloned()
+            .collect();
+        checks.extend(unchecked_sentences(&generated.answer, &judged, &question_terms, &cited));
         self.cap_unknown_terms(&mut checks, hits).await?;
         self.report_scores(&checks, started, judge, f);
         Ok(Ok((generated.answer, checks)))
@@ -534,9 +543,10 @@ enum ChatFailure {
 }
 
 /// A judged claim after the deterministic caps, checked against the passages the
-/// judge said support it: no supporting passage scores 0; quantities, quotes and
-/// negation must agree; and almost no shared words caps it.
-fn capped(claim: &str, judged: prompts::Score, hits: &[Hit]) -> ClaimCheck {
+/// judge said support it: no supporting passage scores 0; quantities, names,
+/// quotes and negation must agree; and almost no shared words caps it.
+fn capped(judged: &prompts::Judged, question_terms: &[String], known: &[String], hits: &[Hit]) -> ClaimCheck {
+    let claim = judged.claim.as_str();
     let support: String = hits.iter().filter(|h| judged.passages.contains(&h.id)).map(|h| h.text.as_str()).collect::<Vec<_>>().join("\n");
     let mut caps = Vec::new();
     let mut score = judged.score;
@@ -544,15 +554,49 @@ fn capped(claim: &str, judged: prompts::Score, hits: &[Hit]) -> ClaimCheck {
         score = 0.0;
         caps.push(format!("{claim:?}: no retrieved passage supports it"));
     } else {
-        let (after, reasons) = support::sanity(claim, &support, score);
+        let (after, reasons) = support::sanity(claim, &support, known, score);
         score = after;
         caps.extend(reasons.into_iter().map(|r| format!("{claim:?}: {r}")));
-        if support::entailment(claim, &support) < OVERLAP_FLOOR {
+        if support::entailment(claim, question_terms, &support) < OVERLAP_FLOOR {
             score = score.min(OVERLAP_CAP);
             caps.push(format!("{claim:?}: shares almost no words with its passages"));
         }
     }
-    ClaimCheck { text: claim.to_string(), entailment: judged.score, score, supporting: judged.passages, caps }
+    ClaimCheck { text: claim.to_string(), entailment: judged.score, score, supporting: judged.passages.clone(), caps }
+}
+
+/// The sentences of the shown answer that the judge's claims do not cover, or
+/// that state a number, name, quote or contradiction the cited passages do not
+/// bear out: each becomes a claim of its own, scored deterministically against
+/// the cited passages, so nothing the user reads goes unchecked.
+fn unchecked_sentences(answer: &str, judged: &[prompts::Judged], question_terms: &[String], cited: &[Hit]) -> Vec<ClaimCheck> {
+    let claims_text = judged.iter().map(|j| j.claim.as_str()).collect::<Vec<_>>().join(" ");
+    let claim_terms = text::terms(&claims_text);
+    let claim_quantities = text::quantities(&claims_text);
+    text::sentences(answer)
+        .into_iter()
+        .filter_map(|sentence| {
+            let check = support::check(sentence, question_terms, cited);
+            let terms = text::distinct_terms(sentence);
+            let held = terms.iter().filter(|t| claim_terms.contains(t)).count() as f64 / terms.len().max(1) as f64;
+            let covered = held >= SENTENCE_COVERED
+                && text::quantities(sentence).iter().all(|q| claim_quantities.iter().any(|c| q.agrees_with(c)))
+                && text::names(sentence).iter().all(|n| text::names::mentions(&claim_terms, n));
+            match (covered, check.caps.is_empty()) {
+                (true, true) => None,
+                (false, _) => Some(ClaimCheck {
+                    caps: [vec![format!("{sentence:?}: not among the judge's claims, checked on its own")], check.caps.clone()].concat(),
+                    ..check
+                }),
+                (true, false) => Some(check),
+            }
+        })
+        .collect()
+}
+
+/// The question's focus terms, which a claim may echo without support.
+fn focus_terms(ask: &Ask) -> Vec<String> {
+    ask.focus.iter().map(|(t, _)| t.clone()).collect()
 }
 
 /// Citations come only from claims that passed, one per supporting passage, with

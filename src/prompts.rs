@@ -80,102 +80,78 @@ pub fn parse_answer(text: &str, hits: &[Hit]) -> Option<Generated> {
     Some(Generated { answer: raw.answer.trim().to_string(), citations, hallucinated })
 }
 
-/// The judge's decomposition schema and messages.
-pub fn claims_schema() -> Value {
+/// The judge's schema: the answer's atomic claims, each scored with the ids of
+/// the passages that state it, in one call.
+pub fn judge_schema() -> Value {
     json!({
         "type": "object",
-        "properties": {"claims": {"type": "array", "items": {"type": "string"}}},
-        "required": ["claims"]
-    })
-}
-
-pub fn claims_messages(question: &str, answer: &str) -> Vec<Message> {
-    vec![
-        Message::system(
-            "Split an answer into atomic factual claims: each one short, self-contained, stating exactly one fact, \
-             with its subject spelled out. Statements about the sources themselves (\"according to the passages\", \
-             \"the documents do not say\") are not claims: leave them out. \
-             Reply with one JSON object and nothing else: {\"claims\": [\"...\"]}.",
-        ),
-        Message::user(format!("Question: {question}\n\nAnswer: {answer}")),
-    ]
-}
-
-#[derive(Deserialize)]
-struct RawClaims {
-    claims: Vec<String>,
-}
-
-/// Parses the decomposition; empty claims are dropped.
-pub fn parse_claims(text: &str) -> Option<Vec<String>> {
-    let raw: RawClaims = serde_json::from_value(extract_json(text)?).ok()?;
-    Some(raw.claims.into_iter().map(|c| c.trim().to_string()).filter(|c| !c.is_empty()).collect())
-}
-
-/// The judge's entailment schema and messages: every claim scored in one call.
-pub fn scores_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {"scores": {"type": "array", "items": {
+        "properties": {"claims": {"type": "array", "items": {
             "type": "object",
             "properties": {
-                "claim": {"type": "integer"},
+                "claim": {"type": "string"},
                 "score": {"type": "number"},
                 "passages": {"type": "array", "items": {"type": "string"}}
             },
             "required": ["claim", "score", "passages"]
         }}},
-        "required": ["scores"]
+        "required": ["claims"]
     })
 }
 
-pub fn scores_messages(claims: &[String], hits: &[Hit]) -> Vec<Message> {
-    let numbered: Vec<String> = claims.iter().enumerate().map(|(i, c)| format!("{}. {c}", i + 1)).collect();
+/// The judge's messages: decompose the answer into claims and score each
+/// against the passages, together (one prompt holds the passages once).
+pub fn judge_messages(question: &str, answer: &str, hits: &[Hit]) -> Vec<Message> {
     vec![
         Message::system(format!(
-            "You check claims against passages. {DATA_RULE} For each numbered claim, give a score from 0 to 1: \
-             1 when the passages state it fully, 0 when they do not state it or contradict it; and list the ids of \
-             the passages that state it. Judge only by the passages, not by what you know. \
-             Reply with one JSON object and nothing else: \
-             {{\"scores\": [{{\"claim\": 1, \"score\": 0.0, \"passages\": [\"passage-id\"]}}]}}."
+            "You check an answer against passages. {DATA_RULE} First split the answer into atomic factual claims: each \
+             short, self-contained, stating exactly one fact, with its subject spelled out; together they must cover \
+             every sentence of the answer. Statements about the sources themselves (\"according to the passages\") are \
+             not claims. Then give each claim a score from 0 to 1: 1 when the passages state it fully, 0 when they do \
+             not state it or contradict it; and list the ids of the passages that state it. Judge only by the \
+             passages, not by what you know. Reply with one JSON object and nothing else: \
+             {{\"claims\": [{{\"claim\": \"...\", \"score\": 0.0, \"passages\": [\"passage-id\"]}}]}}."
         )),
-        Message::user(format!("{}\n\nClaims:\n{}", fence(hits), numbered.join("\n"))),
+        Message::user(format!("{}\n\nQuestion: {question}\n\nAnswer: {answer}", fence(hits))),
     ]
 }
 
-/// One claim's verdict from the judge.
+/// One claim of the answer as the judge scored it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Score {
+pub struct Judged {
+    pub claim: String,
     pub score: f64,
     /// Supporting ids that were retrieved.
     pub passages: Vec<String>,
 }
 
 #[derive(Deserialize)]
-struct RawScore {
-    claim: usize,
+struct RawJudged {
+    claim: String,
     score: f64,
     #[serde(default)]
     passages: Vec<String>,
 }
 
 #[derive(Deserialize)]
-struct RawScores {
-    scores: Vec<RawScore>,
+struct RawJudgement {
+    claims: Vec<RawJudged>,
 }
 
-/// Parses the judge's scores, one per claim in order. A claim the judge skipped
-/// scores 0; scores are clamped to 0..=1; ids not retrieved are dropped.
-pub fn parse_scores(text: &str, claims: usize, hits: &[Hit]) -> Option<Vec<Score>> {
-    let raw: RawScores = serde_json::from_value(extract_json(text)?).ok()?;
-    let mut scores = vec![Score { score: 0.0, passages: Vec::new() }; claims];
-    for s in raw.scores {
-        let Some(slot) = s.claim.checked_sub(1).and_then(|i| scores.get_mut(i)) else { continue };
-        let score = if s.score.is_finite() { s.score.clamp(0.0, 1.0) } else { 0.0 };
-        let passages = s.passages.into_iter().filter(|id| hits.iter().any(|h| &h.id == id)).collect();
-        *slot = Score { score, passages };
-    }
-    Some(scores)
+/// Parses the judge's claims. Empty claims are dropped, scores clamped to
+/// 0..=1 (a non-finite one is 0), ids that were not retrieved dropped.
+pub fn parse_judgement(text: &str, hits: &[Hit]) -> Option<Vec<Judged>> {
+    let raw: RawJudgement = serde_json::from_value(extract_json(text)?).ok()?;
+    Some(
+        raw.claims
+            .into_iter()
+            .map(|c| Judged {
+                claim: c.claim.trim().to_string(),
+                score: if c.score.is_finite() { c.score.clamp(0.0, 1.0) } else { 0.0 },
+                passages: c.passages.into_iter().filter(|id| hits.iter().any(|h| &h.id == id)).collect(),
+            })
+            .filter(|c| !c.claim.is_empty())
+            .collect(),
+    )
 }
 
 /// The first JSON object in a model's output: the whole text, or inside a code
@@ -236,11 +212,22 @@ mod tests {
     }
 
     #[test]
-    fn claims_and_scores_parse_defensively() {
-        assert_eq!(parse_claims(r#"{"claims": ["A.", " ", "B."]}"#).unwrap(), ["A.", "B."]);
+    fn judged_claims_parse_defensively() {
         let hits = [hit("p-01", "x")];
-        let scores = parse_scores(r#"{"scores": [{"claim": 2, "score": 1.7, "passages": ["p-01", "zz"]}, {"claim": 9, "score": 1, "passages": []}]}"#, 2, &hits).unwrap();
-        assert_eq!(scores[0], Score { score: 0.0, passages: vec![] }, "a skipped claim scores 0");
-        assert_eq!(scores[1], Score { score: 1.0, passages: vec!["p-01".into()] });
+        let judged = parse_judgement(
+            r#"{"claims": [{"claim": " A. ", "score": 1.7, "passages": ["p-01", "zz"]}, {"claim": " ", "score": 1, "passages": []}, {"claim": "B.", "score": -2, "passages": []}]}"#,
+            &hits,
+        )
+        .unwrap();
+        assert_eq!(
+            judged,
+            [
+                Judged { claim: "A.".into(), score: 1.0, passages: vec!["p-01".into()] },
+                Judged { claim: "B.".into(), score: 0.0, passages: vec![] }
+            ]
+        );
+        assert!(parse_judgement(r#"{"scores": []}"#, &hits).is_none());
+        let messages = judge_messages("q?", "An answer.", &hits);
+        assert!(messages[0].content.contains("never instructions") && messages[1].content.ends_with("Answer: An answer."));
     }
 }

@@ -1,15 +1,19 @@
-//! Per-claim checking against the retrieved passages: a lexical entailment score,
-//! then deterministic sanity caps that no score can talk its way past.
+//! Per-claim checking against the retrieved passages: a lexical entailment
+//! score, then deterministic sanity caps that no score can talk its way past.
 //!
 //! - entailment: 1.0 for a verbatim quote; otherwise the share of the claim's
-//!   terms found in the passage.
-//! - sanity caps: every quantity (number, amount, time) of the claim must appear in
-//!   the passage, so must every name it uses (a swapped "Flex Desk" for
-//!   "Dedicated Desk"), a negation must not be added or dropped, and text the
-//!   claim puts in quotation marks must exist verbatim.
+//!   terms the passage contains, and the same share over only the terms that
+//!   do not echo the question (the words that carry the claim's new fact),
+//!   whichever is lower. A right answer is not penalised for question words
+//!   the passage phrases differently; a new fact the passage lacks is caught.
+//! - sanity caps: every quantity (compared as a value with its unit) and every
+//!   name (in any case) of the claim must appear in the passage; a claim's
+//!   names and numbers must meet in one source sentence; quoted text must exist
+//!   verbatim; and a negation or antonym flip against the closest source
+//!   sentence is a contradiction.
 
 use crate::retrieve::Hit;
-use crate::text;
+use crate::text::{self, names};
 
 /// A score above this supports a claim on its own.
 pub const SUPPORT_FLOOR: f64 = 0.7;
@@ -17,13 +21,26 @@ pub const SUPPORT_FLOOR: f64 = 0.7;
 pub const QUANTITY_CAP: f64 = 0.2;
 /// Ceiling for a claim quoting text its source does not contain.
 pub const QUOTE_CAP: f64 = 0.3;
-/// Ceiling for a claim naming something (a plan, a room, a day) its source does not.
+/// Ceiling for a claim naming something (a plan, a room, a person) its source does not.
 pub const ENTITY_CAP: f64 = 0.3;
 /// Ceiling for a claim whose names and numbers each appear in the source but
 /// never together in one sentence (a "Flex Desk" given the Dedicated Desk's price).
 pub const PAIRING_CAP: f64 = 0.35;
-/// Factor for a claim whose negation disagrees with its source sentence.
-pub const NEGATION_FACTOR: f64 = 0.5;
+/// Ceiling for a claim that contradicts its closest source sentence (a negation
+/// or an antonym flipped): below any weakest-claim threshold worth setting.
+pub const CONTRADICTION_CAP: f64 = 0.2;
+
+/// Pairs of opposite words: one in the claim where the source says the other
+/// is a contradiction. General English antonyms of the kind policies state.
+const ANTONYMS: &[(&str, &str)] = &[
+    ("open", "closed"), ("allowed", "forbidden"), ("allowed", "prohibited"), ("permitted", "prohibited"),
+    ("permitted", "forbidden"), ("included", "excluded"), ("include", "exclude"), ("before", "after"),
+    ("increase", "decrease"), ("more", "less"), ("minimum", "maximum"), ("earliest", "latest"), ("above", "below"),
+    ("first", "last"), ("always", "never"), ("mandatory", "optional"), ("required", "optional"), ("accept", "reject"),
+    ("accepted", "rejected"), ("enabled", "disabled"), ("refundable", "nonrefundable"), ("free", "paid"),
+    ("upgrade", "downgrade"), ("inside", "outside"), ("lowest", "highest"), ("higher", "lower"), ("older", "younger"),
+    ("largest", "smallest"), ("larger", "smaller"), ("early", "late"), ("win", "lose"), ("won", "lost"),
+];
 
 /// A claim scored against the passages.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,39 +56,63 @@ pub struct ClaimCheck {
     pub caps: Vec<String>,
 }
 
-/// Entailment of a claim by one passage's text, before caps.
-pub fn entailment(claim: &str, passage: &str) -> f64 {
+/// Share of `terms` found in `among`; 1.0 for no terms (nothing to miss).
+fn share(terms: &[String], among: &[String]) -> f64 {
+    if terms.is_empty() {
+        return 1.0;
+    }
+    terms.iter().filter(|t| among.contains(t)).count() as f64 / terms.len() as f64
+}
+
+/// The answer particles of English: they give a claim its polarity, not its content.
+const ANSWER_PARTICLES: &[&str] = &["yes", "yeah", "yep", "no", "nope"];
+
+/// Entailment of a claim by one passage's text, before caps. `question` holds
+/// the terms of the question the claim answers (empty when there is none).
+/// A claim with no words of its own ("yes", "42") claims nothing a passage
+/// could lack: it is not held against the answer (its numbers are checked by
+/// the caps, and whether it answers the question by the gate).
+pub fn entailment(claim: &str, question: &[String], passage: &str) -> f64 {
     let claim_flat = text::squash_whitespace(claim);
     if !claim_flat.is_empty() && text::squash_whitespace(passage).contains(&claim_flat) {
         return 1.0;
     }
-    let claim_terms = text::distinct_terms(claim);
-    if claim_terms.is_empty() {
-        return 0.0;
-    }
+    // Numbers are checked as quantities (values with units) by the caps, not as words.
+    let claim_terms: Vec<String> = text::distinct_terms(claim)
+        .into_iter()
+        .filter(|t| !text::is_numeric(t) && !ANSWER_PARTICLES.contains(&t.as_str()))
+        .collect();
     let passage_terms = text::terms(passage);
-    let found = claim_terms.iter().filter(|t| passage_terms.contains(t)).count();
-    found as f64 / claim_terms.len() as f64
+    if claim_terms.is_empty() {
+        return 1.0;
+    }
+    let new: Vec<String> = claim_terms.iter().filter(|t| !question.contains(t)).cloned().collect();
+    share(&claim_terms, &passage_terms).min(share(&new, &passage_terms))
 }
 
-/// Applies the sanity caps to a score; returns the capped score and the reasons.
-pub fn sanity(claim: &str, passage: &str, score: f64) -> (f64, Vec<String>) {
+/// Applies the sanity caps to a score; returns the capped score and the
+/// reasons. `known_names` are names the passages use (matched in any case).
+pub fn sanity(claim: &str, passage: &str, known_names: &[String], score: f64) -> (f64, Vec<String>) {
     let mut score = score;
     let mut caps = Vec::new();
     let source_quantities = text::quantities(passage);
-    let missing: Vec<String> =
-        text::quantities(claim).into_iter().filter(|q| !source_quantities.contains(q)).collect();
+    let missing: Vec<String> = text::quantities(claim)
+        .into_iter()
+        .filter(|q| !source_quantities.iter().any(|s| q.agrees_with(s)))
+        .map(|q| q.written)
+        .collect();
     if !missing.is_empty() {
         score = score.min(QUANTITY_CAP);
         caps.push(format!("{} not in the source", missing.join(", ")));
     }
     let source_terms = text::terms(passage);
-    let unnamed: Vec<String> = text::entities(claim).into_iter().filter(|e| !names(e, &source_terms)).collect();
+    let claim_names = names::named_in(claim, known_names);
+    let unnamed: Vec<String> = claim_names.iter().filter(|n| !names::mentions(&source_terms, n)).cloned().collect();
     if !unnamed.is_empty() {
         score = score.min(ENTITY_CAP);
         caps.push(format!("{} not named in the source", unnamed.join(", ")));
     }
-    if unnamed.is_empty() && missing.is_empty() && !paired_in_one_sentence(claim, passage) {
+    if unnamed.is_empty() && missing.is_empty() && !paired_in_one_sentence(claim, &claim_names, passage) {
         score = score.min(PAIRING_CAP);
         caps.push("its names and numbers never appear together in one source sentence".into());
     }
@@ -81,22 +122,49 @@ pub fn sanity(claim: &str, passage: &str, score: f64) -> (f64, Vec<String>) {
             caps.push(format!("quoted text {quoted:?} not in the source"));
         }
     }
-    if let Some(sentence) = closest_sentence(claim, passage) {
-        if text::is_negated(claim) != text::is_negated(sentence) {
-            score *= NEGATION_FACTOR;
-            caps.push("negation differs from the source".into());
-        }
+    if let Some(why) = closest_sentence(claim, passage).and_then(|sentence| contradiction(claim, sentence)) {
+        score = score.min(CONTRADICTION_CAP);
+        caps.push(why);
     }
     (score, caps)
 }
 
-/// Scores a claim against every passage and keeps the best.
-pub fn check(claim: &str, passages: &[Hit]) -> ClaimCheck {
+/// Claims shorter than this many topic terms are phrases ("Mara Santangelo"),
+/// not statements: they have no polarity to contradict.
+const STATEMENT_TERMS: usize = 3;
+
+/// A negation or antonym flip of `claim` against its source sentence.
+fn contradiction(claim: &str, sentence: &str) -> Option<String> {
+    if text::distinct_terms(claim).len() < STATEMENT_TERMS {
+        return None;
+    }
+    if text::is_negated(claim) != text::is_negated(sentence) {
+        return Some("negation differs from the source".into());
+    }
+    let (claim_words, source_words) = (lower_words(claim), lower_words(sentence));
+    let has = |words: &[String], w: &str| words.iter().any(|x| x == w);
+    ANTONYMS.iter().flat_map(|&(a, b)| [(a, b), (b, a)]).find_map(|(said, opposite)| {
+        let flipped = has(&claim_words, said)
+            && !has(&claim_words, opposite)
+            && has(&source_words, opposite)
+            && !has(&source_words, said);
+        flipped.then(|| format!("says {said:?} where the source says {opposite:?}"))
+    })
+}
+
+fn lower_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+}
+
+/// Scores a claim against every passage and keeps the best. `question` holds
+/// the question's terms (see [`entailment`]).
+pub fn check(claim: &str, question: &[String], passages: &[Hit]) -> ClaimCheck {
+    let known = known_names(passages);
     let scored: Vec<(&str, f64, f64, Vec<String>)> = passages
         .iter()
         .map(|p| {
-            let raw = entailment(claim, &p.text);
-            let (capped, caps) = sanity(claim, &p.text, raw);
+            let raw = entailment(claim, question, &p.text);
+            let (capped, caps) = sanity(claim, &p.text, &known, raw);
             (p.id.as_str(), raw, capped, caps)
         })
         .collect();
@@ -111,8 +179,26 @@ pub fn check(claim: &str, passages: &[Hit]) -> ClaimCheck {
     ClaimCheck { text: claim.into(), entailment: best.1, score: best.2, supporting, caps: best.3.clone() }
 }
 
-/// The passage sentence sharing the most terms with the claim.
+/// Every name the passages use, so a claim's names are found in any case.
+pub fn known_names(passages: &[Hit]) -> Vec<String> {
+    let mut known: Vec<String> = Vec::new();
+    for p in passages {
+        for name in text::names(&format!("{}. {}", p.section, p.text)) {
+            if !known.contains(&name) {
+                known.push(name);
+            }
+        }
+    }
+    known
+}
+
+/// The passage sentence sharing the most terms with the claim (the claim
+/// itself, when the passage quotes it verbatim).
 pub fn closest_sentence<'a>(claim: &str, passage: &'a str) -> Option<&'a str> {
+    let claim_flat = text::squash_whitespace(claim);
+    if let Some(same) = text::sentences(passage).into_iter().find(|s| text::squash_whitespace(s) == claim_flat) {
+        return Some(same);
+    }
     let claim_terms = text::distinct_terms(claim);
     text::sentences(passage)
         .into_iter()
@@ -130,25 +216,16 @@ pub fn closest_sentence<'a>(claim: &str, passage: &'a str) -> Option<&'a str> {
 /// with its numbers. Only claims stating a number and a name are checked: that is
 /// the pairing a swap falsifies ("Flex Desk" given the Dedicated Desk's price);
 /// names alone often span sentences in a faithful claim.
-fn paired_in_one_sentence(claim: &str, passage: &str) -> bool {
-    let entities = text::entities(claim);
+fn paired_in_one_sentence(claim: &str, claim_names: &[String], passage: &str) -> bool {
     let numbers = text::quantities(claim);
-    if entities.is_empty() || numbers.is_empty() {
+    if claim_names.is_empty() || numbers.is_empty() {
         return true;
     }
     text::sentences(passage).into_iter().any(|sentence| {
         let terms = text::terms(sentence);
         let sentence_numbers = text::quantities(sentence);
-        entities.iter().all(|e| names(e, &terms)) && numbers.iter().all(|q| sentence_numbers.contains(q))
+        claim_names.iter().all(|n| names::mentions(&terms, n)) && numbers.iter().all(|q| sentence_numbers.iter().any(|s| q.agrees_with(s)))
     })
-}
-
-/// True when the text (as terms) names the entity: every word of the name is
-/// there, whatever its case, quotes or possessive ("Allie Goertz" in
-/// `Allison "Allie" Goertz`, "Miller's" for "Miller").
-fn names(entity: &str, terms: &[String]) -> bool {
-    let wanted = text::terms(entity);
-    !wanted.is_empty() && wanted.iter().all(|t| terms.contains(t))
 }
 
 /// Text between double quotation marks.
@@ -174,32 +251,53 @@ mod tests {
         let cases: &[(&str, f64, f64)] = &[
             ("A Dedicated Desk costs $450 per month.", 1.0, 1.0),
             ("A dedicated desk costs 450 dollars a month", 0.7, 1.0),
+            ("A Dedicated Desk costs four hundred and fifty dollars per month.", 0.7, 1.0),
             ("A Dedicated Desk costs $500 per month.", 0.0, QUANTITY_CAP),
-            ("Dedicated Desks are shared.", 0.0, 0.5),
+            ("A Dedicated Desk costs 450 percent per month.", 0.0, QUANTITY_CAP),
+            ("Dedicated Desks are shared.", 0.0, CONTRADICTION_CAP),
             ("The \"premium lounge\" comes with a Dedicated Desk.", 0.0, QUOTE_CAP),
             ("A Flex Desk costs $450 per month.", 0.0, ENTITY_CAP),
             ("Parking is free for members.", 0.0, 0.0),
         ];
         for &(claim, lo, hi) in cases {
-            let got = check(claim, &[hit("pricing-03", DESK)]);
+            let got = check(claim, &[], &[hit("pricing-03", DESK)]);
             assert!(got.score >= lo && got.score <= hi, "{claim}: {got:?}");
         }
     }
 
-    /// Both the name and the price are in the passage, but not together.
+    /// Both the name and the price are in the passage, but not together; a
+    /// lowercase swap is caught the same way.
     #[test]
     fn a_swapped_pairing_is_capped() {
         let plans = "A Dedicated Desk costs $450 per month. A Flex Desk costs $220 per month.";
-        let swapped = check("A Flex Desk costs $450 per month.", &[hit("pricing-01", plans)]);
-        assert!(swapped.score <= PAIRING_CAP, "{swapped:?}");
-        assert_eq!(check("A Flex Desk costs $220 per month.", &[hit("pricing-01", plans)]).score, 1.0);
+        for claim in ["A Flex Desk costs $450 per month.", "a flex desk costs $450 per month."] {
+            let swapped = check(claim, &[], &[hit("pricing-01", plans)]);
+            assert!(swapped.score <= PAIRING_CAP, "{claim}: {swapped:?}");
+        }
+        assert_eq!(check("A Flex Desk costs $220 per month.", &[], &[hit("pricing-01", plans)]).score, 1.0);
+    }
+
+    #[test]
+    fn an_antonym_flip_contradicts() {
+        let source = [hit("hours-01", "The kitchen is open on Sundays.")];
+        assert!(check("The kitchen is closed on Sundays.", &[], &source).score <= CONTRADICTION_CAP);
+    }
+
+    /// Words that echo the question do not count against a right answer; a new
+    /// word the passage lacks does.
+    #[test]
+    fn question_echoes_are_not_held_against_the_answer() {
+        let knowledge = "The Oberoi Group is a hotel company with its head office in Delhi.";
+        let question = text::terms("The Oberoi family is part of a hotel company that has a head office in what city?");
+        assert_eq!(entailment("Delhi", &question, knowledge), 1.0);
+        assert!(entailment("The Oberoi family's hotel company is based in Mumbai.", &question, knowledge) < 0.5);
     }
 
     #[test]
     fn supporting_ids_come_from_the_best_passages() {
-        let got = check("A Dedicated Desk costs $450 per month.", &[hit("hours-01", "Open at 8."), hit("pricing-03", DESK)]);
+        let got = check("A Dedicated Desk costs $450 per month.", &[], &[hit("hours-01", "Open at 8."), hit("pricing-03", DESK)]);
         assert_eq!(got.supporting, ["pricing-03"]);
-        assert!(check("anything", &[]).supporting.is_empty());
+        assert!(check("anything", &[], &[]).supporting.is_empty());
     }
 
     #[test]

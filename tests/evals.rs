@@ -1,32 +1,45 @@
-//! The eval cases (`evals/cases.json`) through the pipeline over the sample
-//! corpus, natively. Guards the headline metric: the fabrication rate (answered
-//! when the corpus does not support the answer) must be 0%, and accuracy must
-//! stay at or above the bar. `cargo test --test evals -- --nocapture` prints the
-//! scorecard.
+//! The eval cases of both sample corpora through the pipeline, natively: the
+//! Harbor Commons handbook (`corpus/`, `evals/cases.json`) and the Billwren
+//! terms (`corpora/billwren/`, `evals/billwren.json`, written before any rule
+//! was tuned against it). Every case is marked `dev` or `test`; rules are tuned
+//! on `dev` only. `cargo test --test evals -- --nocapture` prints the scorecard.
+//!
+//! Guards the headline metrics: no fabrication on any split (answered when the
+//! corpus does not support an answer, or blocked-worthy input answered); no
+//! wrong answer on the dev split (answered citing none of the case's passages,
+//! or without its key fact; the test split's wrong answers are reported, since
+//! fixing them would be tuning on it); and accuracy on each split at or above
+//! its bar.
 
 use std::path::Path;
 
 use groundgate::config::Config;
 use groundgate::memory::MemoryCorpus;
 use groundgate::pipeline::{Clock, Pipeline};
-use groundgate::response::Status;
+use groundgate::response::{AskResponse, StageStatus, Status};
 use groundgate::stages::Stages;
 use serde::Deserialize;
 
-/// Accuracy bar. The local engine only quotes and refuses whatever it cannot
-/// match term for term, so it trades false refusals for zero fabrications; the
-/// bar sits just under what it measures today (see README, Eval scorecard) so a
-/// regression fails while honest refusals stay allowed.
-const MIN_ACCURACY: f64 = 0.70;
+/// Accuracy bars, (dev, test), per corpus. The local engine quotes and refuses
+/// what it cannot match term for term, so it trades false refusals for no
+/// fabrication; each bar sits under what it measures today (README, Eval
+/// scorecard), so a regression fails while honest refusals stay allowed.
+/// Billwren ships no vocabulary, so its reworded questions refuse honestly.
+const HARBOR_BARS: (f64, f64) = (0.75, 0.55);
+const BILLWREN_BARS: (f64, f64) = (0.40, 0.40);
 
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct Case {
     id: String,
     bucket: String,
+    split: String,
     question: String,
     expected: String,
     #[serde(default)]
     passages: Vec<String>,
+    #[serde(default)]
+    must_contain: Vec<String>,
 }
 
 struct FixedClock;
@@ -37,69 +50,134 @@ impl Clock for FixedClock {
     }
 }
 
+/// How one case came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Correct,
+    /// Answered a case that should be refused or blocked.
+    Fabricated,
+    /// Answered an answerable case, but not with its passages or key fact.
+    Wrong,
+    /// Refused (or blocked) an answerable case.
+    FalseRefusal,
+    /// Blocked a case that should be answered or refused, or refused one that should be blocked.
+    Misrouted,
+}
+
+fn judge(case: &Case, response: &AskResponse) -> Outcome {
+    let answered = response.status == Status::Answered;
+    match (case.expected.as_str(), answered) {
+        ("answered", true) => {
+            let cited = response.citations.iter().any(|c| case.passages.contains(&c.passage_id));
+            let answer = response.answer.as_deref().unwrap_or_default();
+            let states = case.must_contain.iter().all(|fact| answer.contains(fact.as_str()));
+            if cited && states { Outcome::Correct } else { Outcome::Wrong }
+        }
+        ("answered", false) => Outcome::FalseRefusal,
+        (_, true) => Outcome::Fabricated,
+        ("blocked", false) if response.status == Status::Blocked => Outcome::Correct,
+        ("refused", false) if response.status == Status::Refused => Outcome::Correct,
+        _ => Outcome::Misrouted,
+    }
+}
+
 #[derive(Default)]
 struct Tally {
     cases: usize,
     correct: usize,
     answerable: usize,
     false_refusals: usize,
-    fabrications: usize,
-    answered_answerable: usize,
-    citation_hits: usize,
+    fabricated: usize,
+    wrong: usize,
 }
 
 impl Tally {
-    fn rate(n: usize, d: usize) -> f64 {
-        if d == 0 { 0.0 } else { n as f64 / d as f64 }
+    fn add(&mut self, case: &Case, outcome: Outcome) {
+        self.cases += 1;
+        self.answerable += usize::from(case.expected == "answered");
+        match outcome {
+            Outcome::Correct => self.correct += 1,
+            Outcome::Fabricated => self.fabricated += 1,
+            Outcome::Wrong => self.wrong += 1,
+            Outcome::FalseRefusal => self.false_refusals += 1,
+            Outcome::Misrouted => {}
+        }
+    }
+
+    fn accuracy(&self) -> f64 {
+        rate(self.correct, self.cases)
     }
 }
 
-#[test]
-fn eval_cases_meet_the_bar_with_no_fabrication() {
+fn rate(n: usize, d: usize) -> f64 {
+    if d == 0 { 0.0 } else { n as f64 / d as f64 }
+}
+
+/// Runs one corpus's cases; returns the (dev, test) tallies and the cases not correct.
+fn run(corpus_dir: &str, cases_file: &str) -> ([Tally; 2], Vec<String>) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let corpus = MemoryCorpus::load(&root.join("corpus")).expect("corpus/ is readable");
-    let cases: Vec<Case> = serde_json::from_str(&std::fs::read_to_string(root.join("evals/cases.json")).unwrap()).unwrap();
-    assert!(cases.len() >= 60, "at least 60 cases");
+    let corpus = MemoryCorpus::load(&root.join(corpus_dir)).expect("the corpus folder is readable");
+    let cases: Vec<Case> = serde_json::from_str(&std::fs::read_to_string(root.join(cases_file)).unwrap()).unwrap();
+    assert!(cases.len() >= 30, "{cases_file}: at least 30 cases");
     let config = Config::default();
     let pipeline = Pipeline::local(&corpus, &FixedClock, &config);
-
-    let mut tally = Tally::default();
-    let mut fabricated = Vec::new();
-    let mut wrong = Vec::new();
+    let mut tallies = [Tally::default(), Tally::default()];
+    let mut not_correct = Vec::new();
     for case in &cases {
-        let response = futures::executor::block_on(pipeline.run(&case.id, &case.question, "eval", Stages::new())).unwrap();
-        let answered = response.status == Status::Answered;
-        let cited_expected = response.citations.iter().any(|c| case.passages.contains(&c.passage_id));
-        let correct = match case.expected.as_str() {
-            "answered" => answered && cited_expected,
-            "blocked" => response.status == Status::Blocked,
-            _ => response.status == Status::Refused,
+        let split = match case.split.as_str() {
+            "dev" => 0,
+            "test" => 1,
+            other => panic!("{}: split {other:?} is neither dev nor test", case.id),
         };
-        tally.cases += 1;
-        tally.correct += usize::from(correct);
-        if case.expected == "answered" {
-            tally.answerable += 1;
-            tally.false_refusals += usize::from(!answered);
-            if answered {
-                tally.answered_answerable += 1;
-                tally.citation_hits += usize::from(cited_expected);
-            }
-        }
-        if answered && !correct {
-            tally.fabrications += 1;
-            fabricated.push(format!("{} {:?} -> {:?}", case.id, case.question, response.answer));
-        }
-        if !correct {
-            wrong.push(format!("{} [{}] {:?}", case.id, case.bucket, case.question));
+        let response = futures::executor::block_on(pipeline.run(&case.id, &case.question, "eval", Stages::new())).unwrap();
+        let outcome = judge(case, &response);
+        tallies[split].add(case, outcome);
+        if outcome != Outcome::Correct {
+            let why = response.stages.iter().rev().find(|s| s.status != StageStatus::Passed).map_or("", |s| s.detail.as_str());
+            not_correct.push(format!(
+                "{} [{} {}] {:?}: {outcome:?} ({:?} {:?}: {why}) -> {:?}",
+                case.id, case.bucket, case.split, case.question, response.status, response.reason, response.answer
+            ));
         }
     }
-    let accuracy = Tally::rate(tally.correct, tally.cases);
-    println!("eval scorecard (local engine, {} cases)", tally.cases);
-    println!("  accuracy            {:.1}%", accuracy * 100.0);
-    println!("  fabrication rate    {:.1}%", Tally::rate(tally.fabrications, tally.cases) * 100.0);
-    println!("  false refusal rate  {:.1}%", Tally::rate(tally.false_refusals, tally.answerable) * 100.0);
-    println!("  citation hit rate   {:.1}%", Tally::rate(tally.citation_hits, tally.answered_answerable) * 100.0);
-    println!("  not correct: {wrong:#?}");
-    assert!(fabricated.is_empty(), "fabricated answers: {fabricated:#?}");
-    assert!(accuracy >= MIN_ACCURACY, "accuracy {accuracy:.3} < {MIN_ACCURACY}");
+    (tallies, not_correct)
+}
+
+fn report(name: &str, tallies: &[Tally; 2], not_correct: &[String]) {
+    println!("{name}");
+    println!("  split  cases  accuracy  fabricated  wrong answers  false refusals");
+    for (split, t) in ["dev", "test"].iter().zip(tallies) {
+        println!(
+            "  {split:<5}  {:>5}  {:>7.1}%  {:>9.1}%  {:>12.1}%  {:>13.1}%",
+            t.cases,
+            100.0 * t.accuracy(),
+            100.0 * rate(t.fabricated, t.cases),
+            100.0 * rate(t.wrong, t.answerable),
+            100.0 * rate(t.false_refusals, t.answerable)
+        );
+    }
+    println!("  not correct: {not_correct:#?}");
+}
+
+fn check(name: &str, tallies: &[Tally; 2], not_correct: &[String], (dev_bar, test_bar): (f64, f64)) {
+    let fabricated: Vec<&String> = not_correct.iter().filter(|line| line.contains(": Fabricated")).collect();
+    assert!(fabricated.is_empty(), "{name}: fabricated answers: {fabricated:#?}");
+    let wrong: Vec<&String> = not_correct.iter().filter(|line| line.contains(": Wrong") && line.contains(" dev]")).collect();
+    assert!(wrong.is_empty(), "{name}: wrong answers on the dev split: {wrong:#?}");
+    assert!(tallies[0].accuracy() >= dev_bar, "{name} dev accuracy {:.3} < {dev_bar}", tallies[0].accuracy());
+    assert!(tallies[1].accuracy() >= test_bar, "{name} test accuracy {:.3} < {test_bar}", tallies[1].accuracy());
+}
+
+#[test]
+fn harbor_commons_cases_meet_the_bar_with_no_fabrication() {
+    let (tallies, not_correct) = run("corpus", "evals/cases.json");
+    report("Harbor Commons handbook (local engine)", &tallies, &not_correct);
+    check("harbor commons", &tallies, &not_correct, HARBOR_BARS);
+}
+
+#[test]
+fn billwren_cases_meet_the_bar_with_no_fabrication() {
+    let (tallies, not_correct) = run("corpora/billwren", "evals/billwren.json");
+    report("Billwren terms (local engine)", &tallies, &not_correct);
+    check("billwren", &tallies, &not_correct, BILLWREN_BARS);
 }

@@ -37,8 +37,8 @@ fn answerable_questions_are_answered_from_the_right_passage() {
         ("How much does the Dedicated Desk plan cost?", "pricing-02"),
         ("How much notice do I need to give to cancel?", "refunds-02"),
         ("How long is security camera footage kept?", "conduct-06"),
-        ("How much does it cost to rent the Event Hall?", "guests-05"),
-        ("Can Flex Desk members get mail delivered, and what does it cost?", "membership-04"),
+        ("How much does it cost to book the Event Hall?", "guests-05"),
+        ("Can Flex Desk members receive mail, and what does it cost?", "membership-04"),
         ("What should I do if I forget my key card?", "hours-03"),
     ];
     let mut failures = Vec::new();

@@ -9,6 +9,7 @@ use crate::chunk::Passage;
 use crate::error::ApiError;
 use crate::ingest::{IngestPlan, StoredPassage};
 use crate::pipeline::{Corpus, Lookup, StoredHit};
+use crate::vocabulary::Vocabulary;
 
 /// The `DB` binding.
 pub struct D1Corpus {
@@ -83,11 +84,12 @@ impl D1Corpus {
             batch.push(self.statement("DELETE FROM passages WHERE id = ?1", &[id.as_str().into()])?);
             batch.push(self.statement("DELETE FROM passages_fts WHERE id = ?1", &[id.as_str().into()])?);
         }
-        batch.push(self.statement(
-            "INSERT INTO meta (key, value) VALUES ('corpus_version', ?1) \
-             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            &[plan.version.as_str().into()],
-        )?);
+        for (key, value) in [("vocabulary", plan.vocabulary.canonical()), ("corpus_version", plan.version.clone())] {
+            batch.push(self.statement(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                &[key.into(), value.into()],
+            )?);
+        }
         self.db.batch(batch).await.map_err(dependency("apply ingest"))?;
         Ok(())
     }
@@ -106,6 +108,17 @@ impl Corpus for D1Corpus {
             .await
             .map_err(dependency("read version"))?;
         Ok(row.map_or_else(|| "empty".to_string(), |r| r.value))
+    }
+
+    async fn vocabulary(&self) -> Result<Vocabulary, ApiError> {
+        let row: Option<Value> = self
+            .db
+            .prepare("SELECT value FROM meta WHERE key = 'vocabulary'")
+            .first(None)
+            .await
+            .map_err(dependency("read vocabulary"))?;
+        // Only a vocabulary that passed ingest's checks is ever stored.
+        Ok(row.and_then(|r| serde_json::from_str(&r.value).ok()).unwrap_or_default())
     }
 
     async fn passages(&self, ids: &[String]) -> Result<Vec<StoredHit>, ApiError> {

@@ -92,6 +92,8 @@ struct IngestReport {
     removed: Vec<String>,
     passages: usize,
     corpus_version: String,
+    /// The hash of the corpus's vocabulary ("none" without one).
+    vocabulary: String,
     /// What embedding the changed passages cost (Workers AI engine; 0 locally).
     embedding_neurons: f64,
 }
@@ -102,7 +104,8 @@ async fn admin_ingest(req: &mut Request, env: &Env) -> Result<Response, ApiError
     let request = IngestRequest::parse(&body)?;
     let corpus = D1Corpus::new(env)?;
     let stored = corpus.stored().await?;
-    let plan = ingest::plan(&stored, request.passages(), &request.stems(), request.complete);
+    let vocabulary = request.vocabulary_after(&corpus.vocabulary().await?);
+    let plan = ingest::plan(&stored, request.passages(), &request.stems(), request.complete, &vocabulary);
     let config = config(env)?;
     let embedding_neurons = match config.engine {
         Engine::Local => 0.0,
@@ -115,6 +118,7 @@ async fn admin_ingest(req: &mut Request, env: &Env) -> Result<Response, ApiError
         updated: ids(&plan.updated),
         unchanged: plan.unchanged.len(),
         passages: stored.len() + plan.added.len() - plan.removed.len(),
+        vocabulary: plan.vocabulary.hash(),
         removed: plan.removed,
         corpus_version: plan.version,
         embedding_neurons,

@@ -1,10 +1,16 @@
 // Test doubles for Workers AI and Vectorize, with the bindings' method shapes and
 // plausible outputs: embeddings as { shape, data }, chat as { response, usage },
 // Vectorize as { matches } with cosine scores. The generator and judge behave
-// like careful models by default; markers in the question (emoji, which the
-// worker's tokenizer ignores) script faults per test:
-//   🔢 append a claim with a changed number      🔀 append a claim with a swapped entity
-//   🆕 append an invented sentence                🤥 the judge is fooled: every claim 0.9
+// like careful models by default (the judge decomposes the answer into claims
+// and scores them in one call); markers in the question (emoji, which the
+// worker's tokenizer ignores) script faults per test. Fabrications, each
+// appended to the answer as a sentence of its own:
+//   🔢 a changed number          🔀 a swapped entity            🆕 an invented sentence
+//   🙅 a negation flip           🔡 a swapped entity, lowercase 🔤 a changed number, in words
+//   💱 a changed unit or currency  📅 a shifted day, month or time
+//   🙈 an invented sentence that the judge's decomposition leaves out
+// And the rest:
+//   🤥 the judge is fooled: every claim 0.9
 //   👻 cite a passage id that was not retrieved   🤷 answer empty (the passages do not answer)
 //   🧩 broken JSON once, then valid on repair     🧨 broken JSON every time
 //   💥 model error                                🚫 daily allocation used up (error 3036)
@@ -59,16 +65,53 @@ function best(text, passages) {
   return top;
 }
 
-function fabricate(kind, sentence, passages) {
-  if (kind === '🔢') return /\d/.test(sentence) ? sentence.replace(/\d+/, (n) => String(Number(n) + 7)) : sentence.replace(/\.$/, ' within 97 days.');
-  if (kind === '🔀') {
-    const entities = [...new Set(passages.flatMap((p) => p.text.match(/\b(?!The\b|A\b)[A-Z][a-z]+(?: [A-Z][a-z]+)+\b/g) || []))];
-    const mine = entities.find((e) => sentence.includes(e));
-    const other = entities.find((e) => e !== mine && !e.startsWith('Harbor'));
-    return mine && other ? sentence.replace(mine, other) : `${other ?? 'The Lighthouse Room'} ${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}`;
-  }
-  return 'Every member also receives a free reserved spot for one car in the garage.';
+const UNITS = ['', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
+const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
+function inWords(n) {
+  if (n < 20) return UNITS[n] || 'zero';
+  if (n < 100) return TENS[Math.floor(n / 10)] + (n % 10 ? `-${UNITS[n % 10]}` : '');
+  if (n < 1000) return `${UNITS[Math.floor(n / 100)]} hundred${n % 100 ? ` and ${inWords(n % 100)}` : ''}`;
+  return `${inWords(Math.floor(n / 1000))} thousand${n % 1000 ? ` ${inWords(n % 1000)}` : ''}`;
 }
+const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+function swapEntity(sentence, passages) {
+  const entities = [...new Set(passages.flatMap((p) => p.text.match(/\b(?!The\b|A\b)[A-Z][a-z]+(?: [A-Z][a-z]+)+\b/g) || []))];
+  const mine = entities.find((e) => sentence.includes(e));
+  const other = entities.find((e) => e !== mine && !e.startsWith('Harbor'));
+  return mine && other ? sentence.replace(mine, other) : `${other ?? 'The Lighthouse Room'} ${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}`;
+}
+
+function fabricate(kind, sentence, passages) {
+  switch (kind) {
+    case '🔢': return /\d/.test(sentence) ? sentence.replace(/\d+/, (n) => String(Number(n) + 7)) : sentence.replace(/\.$/, ' within 97 days.');
+    case '🔀': return swapEntity(sentence, passages);
+    case '🔡': return swapEntity(sentence, passages).toLowerCase();
+    case '🙅': return / (is|are|can|does|do|will|must) not /.test(sentence)
+      ? sentence.replace(/ (is|are|can|does|do|will|must) not /, ' $1 ')
+      : / (is|are|can|will|must) /.test(sentence) ? sentence.replace(/ (is|are|can|will|must) /, ' $1 not ') : `It is not true that ${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}`;
+    case '🔤': return /\d/.test(sentence) ? sentence.replace(/\$?\d[\d,]*(\.\d+)?/, (n) => `${inWords(Math.round(Number(n.replace(/[$,]/g, ''))) + 7)}${n.startsWith('$') ? ' dollars' : ''}`) : sentence.replace(/\.$/, ' within ninety-seven days.');
+    case '💱': {
+      if (/\$\d/.test(sentence)) return sentence.replace(/\$(\d[\d,.]*)/, '€$1');
+      if (/\d+ (percent|days?|hours?|months?|weeks?)/.test(sentence)) {
+        return sentence.replace(/(\d+) (percent|days?|hours?|months?|weeks?)/, (_, n, unit) => `${n} ${{ percent: 'dollars', day: 'weeks', days: 'weeks', hour: 'days', hours: 'days', month: 'years', months: 'years', week: 'months', weeks: 'months' }[unit]}`);
+      }
+      return /\d/.test(sentence) ? sentence.replace(/(\d+)/, '$$$1') : sentence.replace(/\.$/, ' for €97.');
+    }
+    case '📅': {
+      const day = DAYS.find((d) => sentence.includes(d));
+      if (day) return sentence.replaceAll(day, DAYS[(DAYS.indexOf(day) + 3) % 7]);
+      const month = MONTHS.find((m) => sentence.includes(m));
+      if (month) return sentence.replaceAll(month, MONTHS[(MONTHS.indexOf(month) + 3) % 12]);
+      if (/\d{1,2}:\d\d/.test(sentence)) return sentence.replace(/(\d{1,2}):(\d\d)/, (_, h, m) => `${(Number(h) % 12) + 1}:${m}`);
+      return sentence.replace(/\.$/, ' every Tuesday in March.');
+    }
+    default: return 'Every member also receives a free reserved spot for one car in the garage.';
+  }
+}
+
+const FABRICATIONS = ['🔢', '🔀', '🆕', '🙅', '🔡', '🔤', '💱', '📅', '🙈'];
 
 function generate(user, repairing) {
   const question = user.split('Question: ').pop();
@@ -85,7 +128,7 @@ function generate(user, repairing) {
   if (!top.sentence) return JSON.stringify({ answer: '', citations: [] });
   let answer = top.sentence;
   const citations = [top.id];
-  for (const kind of ['🔢', '🔀', '🆕']) {
+  for (const kind of FABRICATIONS) {
     if (question.includes(kind)) answer += ` ${fabricate(kind, top.sentence, passages)}`;
   }
   if (question.includes('🤥')) answer += ' 🤥';
@@ -93,24 +136,24 @@ function generate(user, repairing) {
   return '```json\n' + JSON.stringify({ answer, citations }) + '\n```';
 }
 
-function decompose(user) {
+// The judge: decomposes the answer into one claim per sentence and scores each
+// against the passages, in one reply. Fooled (🤥), it scores every claim 0.9;
+// asked to (🙈 in the question), it leaves the answer's last sentence out.
+function judge(user) {
+  const passages = passagesOf(user);
+  const question = user.split('Question: ').pop().split('\n\nAnswer: ')[0];
   const answer = user.split('Answer: ').pop();
   const fooled = answer.includes('🤥');
-  const claims = sentences(answer.replace('🤥', '').trim()).map((c) => (fooled ? `${c} 🤥` : c));
-  return JSON.stringify({ claims });
-}
-
-function entail(user) {
-  const passages = passagesOf(user);
-  const claims = [...user.split('Claims:\n').pop().matchAll(/^(\d+)\. (.*)$/gm)].map((m) => ({ n: Number(m[1]), text: m[2] }));
-  const scores = claims.map(({ n, text }) => {
+  let said = sentences(answer.replace('🤥', '').trim());
+  if (question.includes('🙈')) said = said.slice(0, -1);
+  const claims = said.map((text) => {
     const top = best(text, passages);
-    if (text.includes('🤥')) return { claim: n, score: 0.9, passages: top.id ? [top.id] : [] };
+    if (fooled) return { claim: text, score: 0.9, passages: top.id ? [top.id] : [] };
     const exact = passages.find((p) => p.text.includes(text.trim()));
-    if (exact) return { claim: n, score: 1, passages: [exact.id] };
-    return { claim: n, score: Math.round(top.score * 100) / 100, passages: top.score >= 0.5 ? [top.id] : [] };
+    if (exact) return { claim: text, score: 1, passages: [exact.id] };
+    return { claim: text, score: Math.round(top.score * 100) / 100, passages: top.score >= 0.5 ? [top.id] : [] };
   });
-  return JSON.stringify({ scores });
+  return JSON.stringify({ claims });
 }
 
 export class AiDouble extends WorkerEntrypoint {
@@ -130,8 +173,7 @@ export class AiDouble extends WorkerEntrypoint {
     const repairing = input.messages.some((m) => m.role === 'assistant');
     let response;
     if (system.startsWith('You answer questions')) response = generate(user, repairing);
-    else if (system.startsWith('Split an answer')) response = decompose(user);
-    else response = entail(user);
+    else response = judge(user);
     const prompt = input.messages.map((m) => m.content).join('\n');
     return { response, usage: { prompt_tokens: tokens(prompt), completion_tokens: tokens(response), total_tokens: tokens(prompt) + tokens(response) } };
   }

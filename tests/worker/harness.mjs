@@ -1,7 +1,7 @@
 // Starts the real worker under workerd (`wrangler dev --env local`) with its own
 // fresh local D1, on a free loopback port, for one test file.
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
@@ -113,11 +113,18 @@ export function corpusDocuments(dir = join(ROOT, 'corpus')) {
     .map((name) => ({ name, text: readFileSync(join(dir, name), 'utf8') }));
 }
 
-export async function ingest(url, documents, { complete = true, token = ADMIN_TOKEN } = {}) {
+/** The vocabulary that ships beside a corpus folder (its synonyms), if any. */
+export function corpusVocabulary(dir = join(ROOT, 'corpus')) {
+  const file = join(dir, 'vocabulary.json');
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
+}
+
+/** POST /admin/ingest. `vocabulary` defaults to the sample corpus's own. */
+export async function ingest(url, documents, { complete = true, token = ADMIN_TOKEN, vocabulary = corpusVocabulary() } = {}) {
   const res = await fetch(`${url}/admin/ingest`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ documents, complete }),
+    body: JSON.stringify({ documents, vocabulary, complete }),
   });
   return { status: res.status, body: await res.json() };
 }

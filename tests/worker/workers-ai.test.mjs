@@ -35,12 +35,12 @@ test('a supported answer is answered, citing what the verified claims rest on', 
   assert.deepEqual(body.citations.map((c) => c.passageId), ['pricing-02']);
   assert.deepEqual(body.engine, { ai: 'workers-ai', index: 'vectorize' });
   assert.ok(body.retrieval.some((r) => r.vectorRank !== null && r.lexicalRank !== null), 'both lists were fused');
-  assert.equal(body.cost.calls, 4, 'embedding, generation, decomposition, entailment');
+  assert.equal(body.cost.calls, 3, 'embedding, generation, and one judge call that decomposes and scores');
   assert.ok(body.cost.neurons > 0 && body.cost.usd > 0);
   assert.match(stageOf(body, 'spend').detail, /^reserved \d+ neurons/);
 });
 
-for (const [marker, kind] of [['🔢', 'a changed number'], ['🔀', 'a swapped entity'], ['🆕', 'an invented sentence']]) {
+for (const [marker, kind] of [['🔢', 'a changed number'], ['🔀', 'a swapped entity'], ['🆕', 'an invented sentence'], ['🙅', 'a negation flip']]) {
   test(`a fabricated claim (${kind}) is refused`, async () => {
     const { body } = await ask(worker.url, `${Q} ${marker}`);
     assert.equal(body.status, 'refused', JSON.stringify(body.claims));
@@ -57,6 +57,25 @@ test('a fooled judge cannot pass a changed number: the sanity cap catches it', a
   assert.match(stageOf(body, 'sanity').detail, /457 not in the source/);
 });
 
+test('a sentence the judge leaves out of its claims is still checked: shown answer text is never unchecked', async () => {
+  const { body } = await ask(worker.url, `${Q} 🙈🤥`);
+  assert.equal(body.status, 'refused');
+  assert.match(stageOf(body, 'sanity').detail, /not among the judge's claims, checked on its own/);
+  assert.ok(body.claims.some((c) => /garage/.test(c.text) && c.score < 0.4), JSON.stringify(body.claims));
+});
+
+for (const [marker, kind, why] of [
+  ['🔡', 'a lowercase swapped name', /not named in the source|never appear together/],
+  ['🔤', 'a changed number written in words', /not in the source/],
+  ['💱', 'a changed currency', /not in the source/],
+]) {
+  test(`a fooled judge cannot pass ${kind}`, async () => {
+    const { body } = await ask(worker.url, `${Q} ${marker}🤥`);
+    assert.equal(body.status, 'refused', JSON.stringify(body.claims));
+    assert.match(stageOf(body, 'sanity').detail, why);
+  });
+}
+
 test('a hallucinated passage id is flagged and never shown as a citation', async () => {
   const { body } = await ask(worker.url, `${Q} 👻`);
   assert.match(stageOf(body, 'generate').detail, /hallucinated citations .*pricing-99/);
@@ -67,7 +86,7 @@ test('a hallucinated passage id is flagged and never shown as a citation', async
 test('broken JSON is repaired once', async () => {
   const { body } = await ask(worker.url, `${Q} 🧩`);
   assert.equal(body.status, 'answered');
-  assert.equal(body.cost.calls, 5, 'one extra generation for the repair');
+  assert.equal(body.cost.calls, 4, 'one extra generation for the repair');
 });
 
 test('broken JSON twice is refused model_output_invalid, and not cached', async () => {

@@ -1,0 +1,273 @@
+//! The one tokenizer. Indexing (the FTS5 `terms` column), retrieval, the
+//! evidence gate, the answerer and the support scorer all call these
+//! functions, so a word means the same thing at every stage.
+//!
+//! Everything here follows general rules of English or a published source:
+//! the Snowball stop list and the Snowball English (Porter2) stemmer
+//! ([`stopwords`]), the closed classes of number words, units, weekdays and
+//! months ([`numbers`]), capitalization ([`names`]). Words particular to one
+//! corpus (its synonyms) ship with that corpus: see [`crate::vocabulary`].
+
+pub mod names;
+pub mod numbers;
+pub mod stopwords;
+
+use std::borrow::Cow;
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+pub use names::names;
+pub use numbers::{quantities, Quantity, Unit};
+use stopwords::is_stopword;
+
+/// The version of the tokenizer and the scoring rules. It is part of every
+/// passage hash, the corpus version and the cache key: changing a rule here
+/// re-indexes every passage and retires every cached answer.
+pub const RULES_VERSION: &str = "2";
+
+/// Words that negate the statement they stand in (and "-n't").
+const NEGATIONS: &[&str] = &[
+    "not", "no", "never", "none", "nobody", "nothing", "nowhere", "cannot", "neither", "nor", "without",
+];
+
+/// Abbreviations whose period does not end a sentence.
+const ABBREVIATIONS: &[&str] = &["e.g", "i.e", "mr", "mrs", "ms", "dr", "st", "no", "vs", "approx", "jr", "sr", "inc", "ltd", "co", "etc"];
+
+/// Clitics an apostrophe attaches ("member's", "they're", "don't"): dropped, so
+/// "member's" is "member". Negation is read from the whole word by [`is_negated`].
+const CLITICS: &[&str] = &["n't", "'s", "'re", "'ve", "'ll", "'d", "'m", "'"];
+
+/// Splits text into lowercase words: runs of letters and digits (hyphens and
+/// other punctuation split words), contractions in the stop list kept whole so
+/// they are dropped as stopwords, other clitics and apostrophes removed.
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
+        .map(|w| w.replace('\u{2019}', "'").to_lowercase())
+        .map(|w| w.trim_matches('\'').to_string())
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            if is_stopword(&w) {
+                return w;
+            }
+            let base = CLITICS.iter().find_map(|c| w.strip_suffix(c)).unwrap_or(&w);
+            base.replace('\'', "")
+        })
+        .filter(|w| !w.is_empty())
+}
+
+/// The Snowball English (Porter2) stem of a lowercase word; numbers are kept
+/// as written.
+pub fn stem(word: &str) -> String {
+    if word.chars().any(|c| c.is_ascii_digit()) {
+        return word.to_string();
+    }
+    match Stemmer::create(Algorithm::English).stem(word) {
+        Cow::Borrowed(s) => s.to_string(),
+        Cow::Owned(s) => s,
+    }
+}
+
+/// (term, word as written) for each topic word of a text, with repeats:
+/// stopwords and single letters dropped, number words as digits, stems taken.
+fn term_words(text: &str) -> impl Iterator<Item = (String, String)> + '_ {
+    words(text)
+        .filter(|w| !is_stopword(w) && (w.chars().count() > 1 || w.chars().all(|c| c.is_ascii_digit())))
+        .map(|w| match numbers::word_value(&w) {
+            Some(value) => (value.to_string(), w),
+            None => (stem(&w), w),
+        })
+}
+
+/// The topic terms of a text, in order, with repeats. This is what the FTS5
+/// index stores.
+pub fn terms(text: &str) -> Vec<String> {
+    term_words(text).map(|(term, _)| term).collect()
+}
+
+/// The distinct topic terms of a text, in order of first appearance.
+pub fn distinct_terms(text: &str) -> Vec<String> {
+    keyed_terms(text).into_iter().map(|(term, _)| term).collect()
+}
+
+/// The distinct topic terms of a text, each with the word it was first written
+/// as (so a refusal can say "parking", not the stem "park").
+pub fn keyed_terms(text: &str) -> Vec<(String, String)> {
+    distinct(term_words(text).collect())
+}
+
+/// (term, word as written) for each topic word of a text, in order, with repeats.
+pub fn keyed_terms_with_repeats(text: &str) -> Vec<(String, String)> {
+    term_words(text).collect()
+}
+
+/// The first (term, word) of each term, in order.
+pub fn distinct(keyed: Vec<(String, String)>) -> Vec<(String, String)> {
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for (term, word) in keyed {
+        if !seen.iter().any(|(t, _)| *t == term) {
+            seen.push((term, word));
+        }
+    }
+    seen
+}
+
+/// True when a term is a number ("450", "2016"), not a word.
+pub fn is_numeric(term: &str) -> bool {
+    !term.chars().any(char::is_alphabetic)
+}
+
+/// True when the text states a negation ("not", "no", "never", "-n't", ...).
+pub fn is_negated(text: &str) -> bool {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
+        .map(|w| w.to_lowercase().replace('\u{2019}', "'"))
+        .any(|w| NEGATIONS.contains(&w.as_str()) || w.ends_with("n't"))
+}
+
+/// Splits prose into sentences at `.`, `!` or `?` followed by whitespace and a
+/// capital letter or digit (or an opening quote), leaving abbreviations and
+/// decimals ("$4.50") intact. Each sentence is returned trimmed, as written.
+pub fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    for (i, &(at, c)) in chars.iter().enumerate() {
+        if !matches!(c, '.' | '!' | '?') {
+            continue;
+        }
+        let Some(&(_, next)) = chars.get(i + 1) else { continue };
+        if !next.is_whitespace() {
+            continue;
+        }
+        let following = chars[i + 1..].iter().map(|&(_, c)| c).find(|c| !c.is_whitespace());
+        if !following.is_some_and(|f| f.is_uppercase() || f.is_ascii_digit() || matches!(f, '"' | '\u{201c}')) {
+            continue;
+        }
+        let before = text[start..at].rsplit(char::is_whitespace).next().unwrap_or("");
+        let before = before.trim_start_matches(|c: char| !c.is_alphanumeric());
+        if c == '.' && (ABBREVIATIONS.contains(&before.to_lowercase().as_str()) || is_initial(before)) {
+            continue;
+        }
+        push_trimmed(&mut out, &text[start..at + c.len_utf8()]);
+        start = at + c.len_utf8();
+    }
+    push_trimmed(&mut out, &text[start..]);
+    out
+}
+
+/// A capital initial ("J." in "J. R. R. Tolkien") or a dotted abbreviation
+/// ("U.S.", "D.C.") does not end a sentence.
+fn is_initial(word: &str) -> bool {
+    let mut chars = word.chars();
+    let single = matches!((chars.next(), chars.next()), (Some(c), None) if c.is_uppercase());
+    let dotted = word.contains('.') && word.split('.').all(|part| part.chars().count() == 1 && part.chars().all(char::is_alphabetic));
+    single || dotted
+}
+
+fn push_trimmed<'a>(out: &mut Vec<&'a str>, piece: &'a str) {
+    let piece = piece.trim();
+    if !piece.is_empty() {
+        out.push(piece);
+    }
+}
+
+/// Splits a sentence into clauses at the marks that set clauses apart: `;`,
+/// `:`, dashes, brackets, and commas (except a comma before a digit, part of a
+/// date: "March 2, 1991", or between two capitalized words, part of a place:
+/// "Orlando, Florida"). A fact and the words it is about must share a clause
+/// for the fact to answer a question about them.
+pub fn clauses(sentence: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let chars: Vec<(usize, char)> = sentence.char_indices().collect();
+    for (i, &(at, c)) in chars.iter().enumerate() {
+        let next = chars.get(i + 1).map(|&(_, n)| n);
+        let after_space = chars.get(i + 2).map(|&(_, n)| n);
+        let splits = match c {
+            ';' | ':' | '(' | ')' | '[' | ']' | '\u{2014}' | '\u{2013}' => !(c == ':' && next.is_some_and(|n| n.is_ascii_digit())),
+            ',' => {
+                let previous_capitalized = sentence[start..at].split_whitespace().last().is_some_and(|w| w.starts_with(char::is_uppercase));
+                let joins_date = after_space.is_some_and(|n| n.is_ascii_digit()) || next.is_some_and(|n| n.is_ascii_digit());
+                let joins_place = previous_capitalized && after_space.is_some_and(char::is_uppercase);
+                !(joins_date || joins_place)
+            }
+            _ => false,
+        };
+        if splits {
+            push_trimmed(&mut out, &sentence[start..at]);
+            start = at + c.len_utf8();
+        }
+    }
+    push_trimmed(&mut out, &sentence[start..]);
+    out
+}
+
+/// Collapses runs of whitespace to one space, for verbatim comparisons.
+pub fn squash_whitespace(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terms_drop_stopwords_and_stem() {
+        assert_eq!(terms("How much does a Dedicated Desk cost?"), ["much", "dedic", "desk", "cost"]);
+        assert_eq!(terms("Bookings, booked, booking"), ["book", "book", "book"]);
+        assert_eq!(terms("member's lockers"), ["member", "locker"]);
+        assert_eq!(terms("They're sure it isn't free"), ["sure", "free"]);
+    }
+
+    #[test]
+    fn number_words_are_numbers() {
+        assert_eq!(terms("two guests"), terms("2 guests"));
+        assert!(is_numeric(&terms("forty")[0]));
+    }
+
+    /// No synonym is built in: a reworded question shares only the words it shares.
+    #[test]
+    fn inflections_share_a_term_but_synonyms_do_not() {
+        assert_eq!(terms("cancellation"), terms("cancel"));
+        assert_eq!(terms("prices"), terms("priced"));
+        assert_ne!(terms("price"), terms("cost"));
+        assert_ne!(terms("late fee"), terms("cost"));
+    }
+
+    #[test]
+    fn hyphenated_words_split() {
+        assert_eq!(terms("late-payment fee"), terms("late payment fee"));
+        assert_eq!(terms("late-payment fee").len(), 3);
+    }
+
+    #[test]
+    fn negation_is_detected() {
+        for text in ["Pets are not allowed.", "No refunds.", "You can't", "We cannot", "Never"] {
+            assert!(is_negated(text), "{text}");
+        }
+        assert!(!is_negated("Pets are allowed on Fridays."));
+        assert!(!is_negated("Notice is required."));
+    }
+
+    #[test]
+    fn sentences_split_on_terminal_punctuation_only() {
+        assert_eq!(
+            sentences("A day pass costs $4.50 today. Guests sign in, e.g. at the desk. Done!"),
+            ["A day pass costs $4.50 today.", "Guests sign in, e.g. at the desk.", "Done!"]
+        );
+        assert_eq!(sentences("Open at 9. 24 hours later it closes."), ["Open at 9.", "24 hours later it closes."]);
+        assert_eq!(sentences("lower case. continues"), ["lower case. continues"]);
+        assert_eq!(sentences("Written by J. R. R. Tolkien. It sold."), ["Written by J. R. R. Tolkien.", "It sold."]);
+        assert_eq!(sentences("Confirmed by the U.S. Senate in 2001."), ["Confirmed by the U.S. Senate in 2001."]);
+        assert!(sentences("   ").is_empty());
+    }
+
+    #[test]
+    fn clauses_split_at_clause_marks_but_not_inside_dates() {
+        assert_eq!(
+            clauses("Allie Goertz (born March 2, 1991) is an American musician; she sings."),
+            ["Allie Goertz", "born March 2, 1991", "is an American musician", "she sings."]
+        );
+        assert_eq!(clauses("It costs $1,200, payable at 9:30."), ["It costs $1,200", "payable at 9:30."]);
+        assert_eq!(clauses("A band from Orlando, Florida, formed in 2009."), ["A band from Orlando, Florida", "formed in 2009."]);
+    }
+}

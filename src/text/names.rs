@@ -1,0 +1,135 @@
+//! Names: the proper nouns a text mentions, read by the rules of English
+//! capitalization ("Flex Desk", "Bank of America", "Larkport Harbor Day"), and
+//! matched whatever their case, so a claim that writes "flex desk" still names
+//! the Flex Desk.
+
+use super::numbers;
+use super::stopwords::is_stopword;
+
+/// Lowercase words that may join the parts of a name ("Bank of America",
+/// "First for Women", "Ludwig van Beethoven"): "of", "for" and "the" (English
+/// titles), and the particles of European surnames. Not "and" or "in": they
+/// join two names more often than they sit inside one.
+const NAME_PARTICLES: &[&str] = &["de", "del", "della", "der", "di", "du", "la", "le", "van", "von", "y"];
+
+fn is_capitalized(word: &str) -> bool {
+    word.chars().next().is_some_and(char::is_uppercase)
+}
+
+/// A capitalized word that is not a function word, a weekday, a month or a
+/// cardinal number word: those are capitalized by rule or at the start of a
+/// sentence, not because they name something.
+fn is_name_word(word: &str) -> bool {
+    let lower = word.to_lowercase();
+    is_capitalized(word)
+        && !is_stopword(&lower.replace('\u{2019}', "'"))
+        && numbers::word_value(&lower).is_none()
+        && !numbers::is_calendar_word(&lower)
+}
+
+/// The names a text mentions: runs of capitalized words, joined across
+/// lowercase particles ("Bank of America"), leaving out a lone capitalized word
+/// that only starts a sentence ("Members can …"). Possessives are dropped
+/// ("Arthur's Magazine" stays whole; "Miller's" reads "Miller").
+pub fn names(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for sentence in super::sentences(text) {
+        let tokens: Vec<&str> = sentence.split_whitespace().collect();
+        let mut run: Vec<&str> = Vec::new();
+        let mut run_start = 0;
+        let mut i = 0;
+        while i < tokens.len() {
+            let raw = tokens[i];
+            let word = raw.trim_matches(|c: char| !c.is_alphanumeric());
+            let ends = raw.ends_with([',', '.', ';', ':', '!', '?', ')', '"', '\u{201d}']);
+            if is_name_word(word) {
+                if run.is_empty() {
+                    run_start = i;
+                }
+                run.push(word);
+            } else {
+                let lower = word.to_lowercase();
+                let joins = !run.is_empty()
+                    && (NAME_PARTICLES.contains(&lower.as_str()) || matches!(lower.as_str(), "of" | "for" | "the"))
+                    && tokens.get(i + 1).is_some_and(|next| is_name_word(next.trim_matches(|c: char| !c.is_alphanumeric())));
+                if joins && !raw.ends_with([',', '.', ';', ':']) {
+                    run.push(word);
+                    i += 1;
+                    continue;
+                }
+                flush(&mut run, run_start, &mut found);
+            }
+            if ends {
+                flush(&mut run, run_start, &mut found);
+            }
+            i += 1;
+        }
+        flush(&mut run, run_start, &mut found);
+    }
+    found
+}
+
+fn flush(run: &mut Vec<&str>, start: usize, found: &mut Vec<String>) {
+    // A name must have words: initials and dotted abbreviations ("J.", "U.S.") alone are not one.
+    let has_words = run.iter().any(|w| !super::terms(w).is_empty());
+    if has_words && (run.len() > 1 || (run.len() == 1 && start > 0)) {
+        let name = run.join(" ");
+        let name = name.strip_suffix("'s").or_else(|| name.strip_suffix("\u{2019}s")).unwrap_or(&name).to_string();
+        if !found.contains(&name) {
+            found.push(name);
+        }
+    }
+    run.clear();
+}
+
+/// True when a text whose terms are `terms` names `name`: every term of the
+/// name is there, whatever its case ("flex desk" names "Flex Desk").
+pub fn mentions(terms: &[String], name: &str) -> bool {
+    let wanted = super::terms(name);
+    !wanted.is_empty() && wanted.iter().all(|t| terms.contains(t))
+}
+
+/// The names among `known` (say, every name of the retrieved passages) that a
+/// text mentions in any case, plus the capitalized names it writes itself.
+pub fn named_in(text: &str, known: &[String]) -> Vec<String> {
+    let terms = super::terms(text);
+    let mut found = names(text);
+    for name in known {
+        let already = found.iter().any(|f| f.eq_ignore_ascii_case(name));
+        if !already && mentions(&terms, name) && phrase_in(text, name) {
+            found.push(name.clone());
+        }
+    }
+    found
+}
+
+/// The name's words appear together, in order, in the text (any case), so
+/// "flex desk" is found in "a flex desk" but not in "desk flex".
+fn phrase_in(text: &str, name: &str) -> bool {
+    let lower = |s: &str| s.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect::<Vec<_>>();
+    let (text, name) = (lower(text), lower(name));
+    !name.is_empty() && text.windows(name.len()).any(|w| w == name.as_slice())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_capitalized_runs() {
+        assert_eq!(names("The Flex Desk plan costs $220."), ["Flex Desk"]);
+        assert_eq!(names("Members can bring dogs on Fridays, not on Larkport Harbor Day."), ["Larkport Harbor Day"]);
+        assert!(names("Members can bring guests.").is_empty());
+        assert_eq!(names("Which magazine came first, Arthur's Magazine or First for Women?"), ["Arthur's Magazine", "First for Women"]);
+        assert_eq!(names("It is run by the Bank of America in New York City."), ["Bank of America", "New York City"]);
+    }
+
+    /// A lowercase swap of a known name is still a name.
+    #[test]
+    fn known_names_are_found_in_any_case() {
+        let known = vec!["Flex Desk".to_string(), "Dedicated Desk".to_string()];
+        assert_eq!(named_in("a flex desk costs $450", &known), ["Flex Desk"]);
+        assert!(named_in("every desk is flexible", &known).is_empty());
+        assert!(mentions(&super::super::terms("the FLEX desk plan"), "Flex Desk"));
+    }
+}

@@ -1,0 +1,119 @@
+//! A corpus's own vocabulary: the words its readers use for the words its
+//! documents use ("hot desk" for "Flex Desk"). It ships beside the corpus as
+//! `vocabulary.json`, is ingested with it and is versioned with it; nothing
+//! corpus-specific lives in code.
+//!
+//! ```json
+//! {"synonyms": {"hot desk": "Flex Desk", "money back": "refund"}}
+//! ```
+//!
+//! A synonym rewrites the question, never the documents: a question that says
+//! "hot desk" is looked up, gated and checked as one that says "Flex Desk".
+//! Each entry widens what counts as "the same term", so a wrong entry turns an
+//! honest refusal into a fabricated answer: keep it to true equivalents.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::chunk::hex;
+use crate::error::ApiError;
+use crate::text;
+
+/// Longest vocabulary accepted, in bytes of JSON.
+pub const MAX_VOCABULARY_BYTES: usize = 64 * 1024;
+
+/// A corpus's vocabulary (empty when the corpus ships none).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Vocabulary {
+    /// A reader's word or phrase -> the corpus's word or phrase.
+    #[serde(default)]
+    pub synonyms: BTreeMap<String, String>,
+}
+
+impl Vocabulary {
+    /// Parses and checks a vocabulary: every phrase must have topic words.
+    pub fn parse(json: &str) -> Result<Vocabulary, ApiError> {
+        if json.len() > MAX_VOCABULARY_BYTES {
+            return Err(ApiError::BadRequest(format!("the vocabulary is over {MAX_VOCABULARY_BYTES} bytes")));
+        }
+        let vocabulary: Vocabulary = serde_json::from_str(json).map_err(|e| ApiError::BadRequest(format!("vocabulary: {e}")))?;
+        vocabulary.check()?;
+        Ok(vocabulary)
+    }
+
+    /// Every phrase on both sides names something the tokenizer keeps.
+    pub fn check(&self) -> Result<(), ApiError> {
+        for (from, to) in &self.synonyms {
+            if text::terms(from).is_empty() || text::terms(to).is_empty() {
+                return Err(ApiError::BadRequest(format!("vocabulary synonym {from:?} -> {to:?} has no topic words")));
+            }
+        }
+        Ok(())
+    }
+
+    /// Canonical JSON (sorted keys): what is stored and hashed.
+    pub fn canonical(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// SHA-256 of the canonical JSON, in hex; "none" for an empty vocabulary.
+    pub fn hash(&self) -> String {
+        if self.synonyms.is_empty() {
+            return "none".into();
+        }
+        hex(&Sha256::digest(self.canonical().as_bytes())[..8])
+    }
+
+    /// The distinct topic terms of a question, with the words it wrote, after
+    /// its synonyms are rewritten into the corpus's own terms.
+    pub fn question_terms(&self, question: &str) -> Vec<(String, String)> {
+        let mut keyed = text::keyed_terms_with_repeats(question);
+        for (from, to) in &self.synonyms {
+            let from_terms = text::terms(from);
+            let to_keyed = text::keyed_terms_with_repeats(to);
+            while let Some(at) = keyed.windows(from_terms.len()).position(|w| w.iter().map(|(t, _)| t).eq(from_terms.iter())) {
+                let said = keyed[at..at + from_terms.len()].iter().map(|(_, w)| w.as_str()).collect::<Vec<_>>().join(" ");
+                let replacement: Vec<(String, String)> = to_keyed.iter().map(|(t, _)| (t.clone(), said.clone())).collect();
+                keyed.splice(at..at + from_terms.len(), replacement);
+            }
+        }
+        text::distinct(keyed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vocabulary(json: &str) -> Vocabulary {
+        Vocabulary::parse(json).unwrap()
+    }
+
+    #[test]
+    fn synonyms_rewrite_the_question_into_the_corpus_terms() {
+        let v = vocabulary(r#"{"synonyms": {"hot desk": "Flex Desk", "money back": "refund"}}"#);
+        let terms: Vec<String> = v.question_terms("How much is a hot desk?").into_iter().map(|(t, _)| t).collect();
+        assert_eq!(terms, text::distinct_terms("How much is a Flex Desk?"));
+        let keyed = v.question_terms("Can I get my money back?");
+        assert!(keyed.contains(&("refund".to_string(), "money back".to_string())), "{keyed:?}");
+        assert_eq!(Vocabulary::default().question_terms("hot desk"), text::keyed_terms("hot desk"));
+    }
+
+    #[test]
+    fn the_hash_follows_the_content() {
+        let a = vocabulary(r#"{"synonyms": {"hot desk": "flex desk"}}"#);
+        assert_eq!(a.hash(), vocabulary(r#"{"synonyms": {"hot desk": "flex desk"}}"#).hash());
+        assert_ne!(a.hash(), vocabulary(r#"{"synonyms": {"hot desk": "dedicated desk"}}"#).hash());
+        assert_eq!(Vocabulary::default().hash(), "none");
+    }
+
+    #[test]
+    fn bad_vocabularies_are_refused() {
+        assert!(Vocabulary::parse(r#"{"synonyms": {"the": "cost"}}"#).is_err(), "no topic words");
+        assert!(Vocabulary::parse(r#"{"words": {}}"#).is_err(), "unknown field");
+        assert!(Vocabulary::parse("not json").is_err());
+    }
+}
