@@ -24,7 +24,8 @@ pub const QUOTE_CAP: f64 = 0.3;
 /// Ceiling for a claim naming something (a plan, a room, a person) its source does not.
 pub const ENTITY_CAP: f64 = 0.3;
 /// Ceiling for a claim whose names and numbers each appear in the source but
-/// never together in one sentence (a "Flex Desk" given the Dedicated Desk's price).
+/// never together in one sentence, or not with each number after the same name
+/// (a "Flex Desk" given the Dedicated Desk's price).
 pub const PAIRING_CAP: f64 = 0.35;
 /// Ceiling for a claim that contradicts its closest source sentence (a negation
 /// or an antonym flipped): below any weakest-claim threshold worth setting.
@@ -112,9 +113,9 @@ pub fn sanity(claim: &str, passage: &str, known_names: &[String], score: f64) ->
         score = score.min(ENTITY_CAP);
         caps.push(format!("{} not named in the source", unnamed.join(", ")));
     }
-    if unnamed.is_empty() && missing.is_empty() && !paired_in_one_sentence(claim, &claim_names, passage) {
+    if unnamed.is_empty() && missing.is_empty() && !paired_in_one_sentence(claim, &claim_names, known_names, passage) {
         score = score.min(PAIRING_CAP);
-        caps.push("its names and numbers never appear together in one source sentence".into());
+        caps.push("its names and numbers never appear together, each number after the same name, in one source sentence".into());
     }
     for quoted in quoted_spans(claim) {
         if !text::squash_whitespace(passage).contains(&text::squash_whitespace(quoted)) {
@@ -129,16 +130,18 @@ pub fn sanity(claim: &str, passage: &str, known_names: &[String], score: f64) ->
     (score, caps)
 }
 
-/// Claims shorter than this many topic terms are phrases ("Mara Santangelo"),
-/// not statements: they have no polarity to contradict.
-const STATEMENT_TERMS: usize = 3;
+/// The auxiliary and modal verbs: a claim with one of them (or a negation)
+/// is a statement that could have been negated; a claim without is a phrase
+/// ("Saturday Night Live", "professional tennis player") with no polarity.
+const AUXILIARIES: &[&str] = &[
+    "is", "are", "was", "were", "be", "been", "am", "do", "does", "did", "has", "have", "had", "can", "could", "will",
+    "would", "shall", "should", "may", "might", "must",
+];
 
 /// A negation or antonym flip of `claim` against its source sentence.
 fn contradiction(claim: &str, sentence: &str) -> Option<String> {
-    if text::distinct_terms(claim).len() < STATEMENT_TERMS {
-        return None;
-    }
-    if text::is_negated(claim) != text::is_negated(sentence) {
+    let statement = text::negations(claim) > 0 || lower_words(claim).iter().any(|w| AUXILIARIES.contains(&w.as_str()));
+    if statement && text::negations(claim) != text::negations(sentence) {
         return Some("negation differs from the source".into());
     }
     let (claim_words, source_words) = (lower_words(claim), lower_words(sentence));
@@ -212,20 +215,39 @@ pub fn closest_sentence<'a>(claim: &str, passage: &'a str) -> Option<&'a str> {
         .map(|(_, s)| s)
 }
 
-/// True when one sentence of the source holds all of the claim's names together
-/// with its numbers. Only claims stating a number and a name are checked: that is
-/// the pairing a swap falsifies ("Flex Desk" given the Dedicated Desk's price);
-/// names alone often span sentences in a faithful claim.
-fn paired_in_one_sentence(claim: &str, claim_names: &[String], passage: &str) -> bool {
-    let numbers = text::quantities(claim);
-    if claim_names.is_empty() || numbers.is_empty() {
+/// True when one sentence of the source states what the claim states of its
+/// names: it holds all of them, at least half of the claim's other words, and
+/// its numbers, each after the same name as in the claim. That is the pairing
+/// a swap falsifies ("Flex Desk" given the Dedicated Desk's price, "the Event
+/// Hall" put on a rule about every event). A claim without names is left to
+/// the quantity check.
+fn paired_in_one_sentence(claim: &str, claim_names: &[String], known_names: &[String], passage: &str) -> bool {
+    if claim_names.is_empty() {
         return true;
     }
+    let numbers = text::quantities(claim);
+    let all_names: Vec<String> = claim_names.iter().chain(known_names).cloned().collect();
+    let name_terms: Vec<String> = claim_names.iter().flat_map(|n| text::terms(n)).collect();
+    let said: Vec<String> = text::distinct_terms(claim).into_iter().filter(|t| !name_terms.contains(t) && !text::is_numeric(t)).collect();
     text::sentences(passage).into_iter().any(|sentence| {
         let terms = text::terms(sentence);
         let sentence_numbers = text::quantities(sentence);
-        claim_names.iter().all(|n| names::mentions(&terms, n)) && numbers.iter().all(|q| sentence_numbers.iter().any(|s| q.agrees_with(s)))
+        claim_names.iter().all(|n| names::mentions(&terms, n))
+            && share(&said, &terms) >= 0.5
+            && numbers.iter().all(|q| {
+                sentence_numbers.iter().any(|s| {
+                    let (said, source) = (bound_name(claim, &all_names, q), bound_name(sentence, &all_names, s));
+                    q.agrees_with(s) && (said.is_none() || source.is_none() || said.map(|n| n.to_lowercase()) == source.map(|n| n.to_lowercase()))
+                })
+            })
     })
+}
+
+/// The name a number belongs to: the last of `names` written before it (any case).
+fn bound_name<'n>(sentence: &str, names: &'n [String], quantity: &text::Quantity) -> Option<&'n String> {
+    let lower = sentence.to_lowercase();
+    let at = lower.find(&quantity.written.to_lowercase())?;
+    names.iter().filter_map(|n| lower[..at].rfind(&n.to_lowercase()).map(|i| (i, n))).max_by_key(|(i, _)| *i).map(|(_, n)| n)
 }
 
 /// Text between double quotation marks.
@@ -265,16 +287,34 @@ mod tests {
         }
     }
 
-    /// Both the name and the price are in the passage, but not together; a
-    /// lowercase swap is caught the same way.
+    /// Both the name and the price are in the passage, but not together, or
+    /// together but with another name's price; a lowercase swap is caught the
+    /// same way, and so is a name moved onto another subject's rule.
     #[test]
     fn a_swapped_pairing_is_capped() {
         let plans = "A Dedicated Desk costs $450 per month. A Flex Desk costs $220 per month.";
-        for claim in ["A Flex Desk costs $450 per month.", "a flex desk costs $450 per month."] {
-            let swapped = check(claim, &[], &[hit("pricing-01", plans)]);
+        let together = "With the discount, a Flex Desk costs $198 and a Dedicated Desk costs $405.";
+        let cases = [
+            ("A Flex Desk costs $450 per month.", plans),
+            ("a flex desk costs $450 per month.", plans),
+            ("With the discount, a Dedicated Desk costs $198.", together),
+            ("The Quiet Zone members must clear desks daily.", "Members must clear desks daily. The Quiet Zone is silent."),
+            ("Event Hall alcohol may be served only by a licensed caterer.", "Drinks are allowed in the Event Hall. Alcohol may be served only by a licensed caterer."),
+        ];
+        for (claim, source) in cases {
+            let swapped = check(claim, &[], &[hit("p", source)]);
             assert!(swapped.score <= PAIRING_CAP, "{claim}: {swapped:?}");
         }
         assert_eq!(check("A Flex Desk costs $220 per month.", &[], &[hit("pricing-01", plans)]).score, 1.0);
+        assert!(check("With the discount, a Flex Desk costs $198.", &[], &[hit("p", together)]).score >= 0.7);
+    }
+
+    /// A flip is a flip even in a sentence that already negates something else.
+    #[test]
+    fn a_negation_added_beside_another_contradicts() {
+        let source = [hit("hours-03", "A member can collect a temporary card from reception at no charge.")];
+        assert!(check("A member can not collect a temporary card from reception at no charge.", &[], &source).score <= CONTRADICTION_CAP);
+        assert_eq!(check("A member can collect a temporary card from reception at no charge.", &[], &source).score, 1.0);
     }
 
     #[test]

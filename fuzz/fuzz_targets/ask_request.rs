@@ -11,6 +11,8 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Ok(text) = std::str::from_utf8(data) {
         let _ = groundgate::screen::check(text);
-        let _ = groundgate::intent::expected(text);
+        let ask = groundgate::question::Ask::parse(text, &groundgate::vocabulary::Vocabulary::default());
+        let focus = groundgate::evidence::Focus::new(&ask.focus, &vec![1; ask.focus.len()], 10);
+        let _ = ask.answers(&focus, text);
     }
 });

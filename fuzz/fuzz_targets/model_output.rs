@@ -1,6 +1,6 @@
 //! Parsing model output never panics, and what it accepts only cites retrieved ids.
 #![no_main]
-use groundgate::prompts::{parse_answer, parse_claims, parse_scores};
+use groundgate::prompts::{parse_answer, parse_judgement};
 use groundgate::retrieve::Hit;
 use libfuzzer_sys::fuzz_target;
 
@@ -18,12 +18,12 @@ fuzz_target!(|data: &[u8]| {
     if let Some(answer) = parse_answer(text, &hits) {
         assert!(answer.citations.iter().all(|id| id == "pricing-02"));
     }
-    let _ = parse_claims(text);
-    if let Some(scores) = parse_scores(text, 3, &hits) {
-        assert_eq!(scores.len(), 3);
-        assert!(scores.iter().all(|s| (0.0..=1.0).contains(&s.score)));
+    if let Some(claims) = parse_judgement(text, &hits) {
+        assert!(claims.iter().all(|c| (0.0..=1.0).contains(&c.score) && !c.claim.is_empty()));
+        assert!(claims.iter().flat_map(|c| &c.passages).all(|id| id == "pricing-02"));
     }
     for claim in text.lines().take(4) {
-        let _ = groundgate::support::check(claim, &hits);
+        let _ = groundgate::support::check(claim, &[], &hits);
+        let _ = groundgate::text::quantities(claim);
     }
 });

@@ -116,12 +116,16 @@ pub fn is_numeric(term: &str) -> bool {
     !term.chars().any(char::is_alphabetic)
 }
 
-/// True when the text states a negation ("not", "no", "never", "-n't", ...).
-pub fn is_negated(text: &str) -> bool {
+/// How many negations the text states ("not", "no", "never", "-n't", ...):
+/// two statements with different counts say different things ("can collect
+/// … at no charge" is not "can not collect … at no charge").
+pub fn negations(text: &str) -> usize {
     text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
         .map(|w| w.to_lowercase().replace('\u{2019}', "'"))
-        .any(|w| NEGATIONS.contains(&w.as_str()) || w.ends_with("n't"))
+        .filter(|w| NEGATIONS.contains(&w.as_str()) || w.ends_with("n't"))
+        .count()
 }
+
 
 /// Splits prose into sentences at `.`, `!` or `?` followed by whitespace and a
 /// capital letter or digit (or an opening quote), leaving abbreviations and
@@ -242,10 +246,11 @@ mod tests {
     #[test]
     fn negation_is_detected() {
         for text in ["Pets are not allowed.", "No refunds.", "You can't", "We cannot", "Never"] {
-            assert!(is_negated(text), "{text}");
+            assert_eq!(negations(text), 1, "{text}");
         }
-        assert!(!is_negated("Pets are allowed on Fridays."));
-        assert!(!is_negated("Notice is required."));
+        assert_eq!(negations("Pets are allowed on Fridays."), 0);
+        assert_eq!(negations("Notice is required."), 0);
+        assert_eq!(negations("You can not collect it at no charge."), 2);
     }
 
     #[test]

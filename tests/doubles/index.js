@@ -79,7 +79,9 @@ const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 
 function swapEntity(sentence, passages) {
   const entities = [...new Set(passages.flatMap((p) => p.text.match(/\b(?!The\b|A\b)[A-Z][a-z]+(?: [A-Z][a-z]+)+\b/g) || []))];
   const mine = entities.find((e) => sentence.includes(e));
-  const other = entities.find((e) => e !== mine && !e.startsWith('Harbor'));
+  // Another entity: not the same name inflected ("Day Passes" is not a swap for "Day Pass").
+  const words = (e) => e.toLowerCase().split(' ').map((w) => w.replace(/s$/, ''));
+  const other = entities.find((e) => !e.startsWith('Harbor') && (!mine || !words(e).some((w) => words(mine).includes(w))));
   return mine && other ? sentence.replace(mine, other) : `${other ?? 'The Lighthouse Room'} ${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}`;
 }
 
@@ -88,16 +90,25 @@ function fabricate(kind, sentence, passages) {
     case '🔢': return /\d/.test(sentence) ? sentence.replace(/\d+/, (n) => String(Number(n) + 7)) : sentence.replace(/\.$/, ' within 97 days.');
     case '🔀': return swapEntity(sentence, passages);
     case '🔡': return swapEntity(sentence, passages).toLowerCase();
-    case '🙅': return / (is|are|can|does|do|will|must) not /.test(sentence)
-      ? sentence.replace(/ (is|are|can|does|do|will|must) not /, ' $1 ')
+    // The statement's negation flipped: a "not" or "never" removed, or a "not" added.
+    case '🙅': return / (not|never) /.test(sentence)
+      ? sentence.replace(/ (not|never) /, ' ')
       : / (is|are|can|will|must) /.test(sentence) ? sentence.replace(/ (is|are|can|will|must) /, ' $1 not ') : `It is not true that ${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}`;
-    case '🔤': return /\d/.test(sentence) ? sentence.replace(/\$?\d[\d,]*(\.\d+)?/, (n) => `${inWords(Math.round(Number(n.replace(/[$,]/g, ''))) + 7)}${n.startsWith('$') ? ' dollars' : ''}`) : sentence.replace(/\.$/, ' within ninety-seven days.');
+    // A changed amount or count (not a clock time or a date) written out in words.
+    case '🔤': {
+      const standalone = /(?<![\d:])\$?\d[\d,]*(\.\d+)?(?![\d:]|st|nd|rd|th)/;
+      return standalone.test(sentence)
+        ? sentence.replace(standalone, (n) => `${inWords(Math.round(Number(n.replace(/[$,]/g, ''))) + 7)}${n.startsWith('$') ? ' dollars' : ''}`)
+        : sentence.replace(/\.$/, ' within ninety-seven days.');
+    }
+    // The same number in another unit: another currency, another measure, or pm for am.
     case '💱': {
       if (/\$\d/.test(sentence)) return sentence.replace(/\$(\d[\d,.]*)/, '€$1');
       if (/\d+ (percent|days?|hours?|months?|weeks?)/.test(sentence)) {
         return sentence.replace(/(\d+) (percent|days?|hours?|months?|weeks?)/, (_, n, unit) => `${n} ${{ percent: 'dollars', day: 'weeks', days: 'weeks', hour: 'days', hours: 'days', month: 'years', months: 'years', week: 'months', weeks: 'months' }[unit]}`);
       }
-      return /\d/.test(sentence) ? sentence.replace(/(\d+)/, '$$$1') : sentence.replace(/\.$/, ' for €97.');
+      if (/\d:\d\d (am|pm)/.test(sentence)) return sentence.replace(/(\d:\d\d) (am|pm)/, (_, t, m) => `${t} ${m === 'am' ? 'pm' : 'am'}`);
+      return sentence.replace(/\.$/, ' for €97.');
     }
     case '📅': {
       const day = DAYS.find((d) => sentence.includes(d));
