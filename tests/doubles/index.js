@@ -76,20 +76,21 @@ function inWords(n) {
 const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
-function swapEntity(sentence, passages) {
+function swapEntity(sentence, passages, lower = false) {
   const entities = [...new Set(passages.flatMap((p) => p.text.match(/\b(?!The\b|A\b)[A-Z][a-z]+(?: [A-Z][a-z]+)+\b/g) || []))];
   const mine = entities.find((e) => sentence.includes(e));
   // Another entity: not the same name inflected ("Day Passes" is not a swap for "Day Pass").
   const words = (e) => e.toLowerCase().split(' ').map((w) => w.replace(/s$/, ''));
   const other = entities.find((e) => !e.startsWith('Harbor') && (!mine || !words(e).some((w) => words(mine).includes(w))));
-  return mine && other ? sentence.replace(mine, other) : `${other ?? 'The Lighthouse Room'} ${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}`;
+  const name = lower ? (other ?? 'Lighthouse Room').toLowerCase() : other ?? 'The Lighthouse Room';
+  return mine && other ? sentence.replace(mine, name) : `${lower ? `At the ${name}, ` : `${name} `}${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}`;
 }
 
 function fabricate(kind, sentence, passages) {
   switch (kind) {
     case '🔢': return /\d/.test(sentence) ? sentence.replace(/\d+/, (n) => String(Number(n) + 7)) : sentence.replace(/\.$/, ' within 97 days.');
     case '🔀': return swapEntity(sentence, passages);
-    case '🔡': return swapEntity(sentence, passages).toLowerCase();
+    case '🔡': return swapEntity(sentence, passages, true);
     // The statement's negation flipped: a "not" or "never" removed, or a "not" added.
     case '🙅': return / (not|never) /.test(sentence)
       ? sentence.replace(/ (not|never) /, ' ')
