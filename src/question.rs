@@ -90,6 +90,9 @@ pub struct Ask {
     pub options: Vec<String>,
     /// Numbers the question states: an answer that only repeats them states nothing new.
     pub quantities: Vec<Quantity>,
+    /// Names the question joins with "and" ("are X and Y both …?"): each is
+    /// a question of its own, and needs a core sentence of its own.
+    pub conjuncts: Vec<String>,
     /// The names the core sentence of an answer must name itself (see
     /// [`Ask::answers`]): every name, for a question without a kind; the names
     /// of its subject, for one that asks for a fact of a kind.
@@ -215,10 +218,12 @@ impl Ask {
         };
         // For an amount of money, the subject is the predicate: "what does the Scale plan cost" is about the plan.
         let skip: &[&str] = if kind == Kind::Money { PRICE_WORDS } else { &[] };
+        let conjuncts = conjuncts(question, &names);
         Ask {
             kind,
             type_noun,
             focus,
+            conjuncts,
             names,
             options,
             quantities: text::quantities(question),
@@ -267,37 +272,57 @@ impl Ask {
         if !sentences.is_empty() && sentences.iter().all(|s| is_pointer(s)) {
             return Err(Miss::Pointer);
         }
-        let mut nearest: Option<(f64, Miss)> = None;
-        for unit in units(&sentences) {
-            let miss = match self.core_miss(focus, &unit) {
-                None => return Ok(()),
-                Some(miss) => miss,
-            };
-            let coverage = focus.coverage(&text::terms(&unit));
-            if nearest.as_ref().is_none_or(|(best, _)| coverage > *best) {
-                nearest = Some((coverage, miss));
+        let units = units(&sentences);
+        // "Are X and Y both …?" is two questions: each conjunct needs its own core.
+        let parts: Vec<Option<&String>> = if self.conjuncts.is_empty() { vec![None] } else { self.conjuncts.iter().map(Some).collect() };
+        for part in parts {
+            let mut nearest: Option<(f64, Miss)> = None;
+            let mut found = false;
+            for unit in &units {
+                match self.core_miss(focus, unit, part) {
+                    None => {
+                        found = true;
+                        break;
+                    }
+                    Some(miss) => {
+                        let coverage = focus.coverage(&text::terms(unit));
+                        if nearest.as_ref().is_none_or(|(best, _)| coverage > *best) {
+                            nearest = Some((coverage, miss));
+                        }
+                    }
+                }
+            }
+            if !found {
+                return Err(nearest.map_or(Miss::Kind(self.kind), |(_, miss)| miss));
             }
         }
-        Err(nearest.map_or(Miss::Kind(self.kind), |(_, miss)| miss))
+        Ok(())
     }
 
-    /// True when `unit` (a sentence, with its antecedent) could be the core of an answer.
+    /// True when `unit` (a sentence, with its antecedent) could be the core of
+    /// an answer (for one of the question's conjuncts, if it joins some).
     pub fn is_core(&self, focus: &Focus, unit: &str) -> bool {
-        self.core_miss(focus, unit).is_none()
+        match self.conjuncts.is_empty() {
+            true => self.core_miss(focus, unit, None).is_none(),
+            false => self.conjuncts.iter().any(|c| self.core_miss(focus, unit, Some(c)).is_none()),
+        }
     }
 
-    /// Why one sentence (with its antecedent) is not the core of an answer.
-    fn core_miss(&self, focus: &Focus, unit: &str) -> Option<Miss> {
-        let terms = text::terms(unit);
-        {
-            let missing: Vec<String> = self.core_names.iter().filter(|n| !names::mentions(&terms, n)).cloned().collect();
-            if !missing.is_empty() {
-                return Some(Miss::Names(missing));
-            }
+    /// Why one sentence (with its antecedent) is not the core of an answer,
+    /// for the question as a whole or for one of its conjuncts (the other
+    /// conjuncts are then neither required nor counted as missing).
+    fn core_miss(&self, focus: &Focus, unit: &str, conjunct: Option<&String>) -> Option<Miss> {
+        let mut terms = text::terms(unit);
+        let excused: Vec<&String> = self.conjuncts.iter().filter(|c| conjunct.is_some_and(|own| own != *c)).collect();
+        let missing: Vec<String> =
+            self.core_names.iter().filter(|n| !excused.contains(n) && !names::mentions(&terms, n)).cloned().collect();
+        if !missing.is_empty() {
+            return Some(Miss::Names(missing));
         }
         if is_pointer(unit) {
             return Some(Miss::Pointer);
         }
+        terms.extend(excused.iter().flat_map(|c| text::terms(c)));
         if focus.coverage(&terms) < CORE_COVERAGE {
             return Some(Miss::Scattered);
         }
@@ -685,6 +710,24 @@ fn noun_kind(noun: &str) -> Option<Kind> {
     }
 }
 
+/// The names a question joins with "and" ("Are Wenling and Xinzheng both in
+/// China?", "What do X, Y and Z have in common?").
+fn conjuncts(question: &str, names: &[String]) -> Vec<String> {
+    let mut joined: Vec<String> = Vec::new();
+    for pair in names.windows(2) {
+        let (Some(a), Some(b)) = (question.find(pair[0].as_str()), question.find(pair[1].as_str())) else { continue };
+        let between = question.get(a + pair[0].len()..b).unwrap_or("").trim().trim_start_matches(',').trim();
+        if matches!(between, "and" | "," | "&") {
+            for name in pair {
+                if !joined.contains(name) {
+                    joined.push(name.clone());
+                }
+            }
+        }
+    }
+    joined
+}
+
 /// The names on either side of an "or" ("Arthur's Magazine or First for Women").
 fn options(question: &str, all_names: &[String]) -> Vec<String> {
     let lower = question.to_lowercase();
@@ -791,6 +834,15 @@ mod tests {
         assert!(ask("What year was the actor who played Sherlock Holmes in Sherlock born?").core_names.is_empty());
         assert_eq!(ask("Harbor Lights was filmed in what city?").core_names, ["Harbor Lights"]);
         assert_eq!(ask("Does the Flex Desk plan include Wi-Fi?").core_names, ["Flex Desk", "Wi-Fi"]);
+    }
+
+    /// "X and Y both": each conjunct answered by a sentence of its own.
+    #[test]
+    fn conjuncts_each_need_a_core() {
+        let question = "Are Wenling and Xinzheng both in China?";
+        assert_eq!(ask(question).conjuncts, ["Wenling", "Xinzheng"]);
+        assert!(check(question, "Wenling is a city in China. Xinzheng is a city in China.").is_ok());
+        assert!(check(question, "Wenling is a city in China.").is_err(), "one conjunct unanswered");
     }
 
     #[test]
