@@ -17,8 +17,8 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 
 use groundgate::config::Config;
-use groundgate::memory::MemoryCorpus;
-use groundgate::pipeline::{Clock, Pipeline};
+use groundgate::corpus::memory::MemoryCorpus;
+use groundgate::stages::pipeline::{Clock, Pipeline};
 use groundgate::stages::Stages;
 use serde::{Deserialize, Serialize};
 

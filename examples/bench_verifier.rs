@@ -10,8 +10,8 @@
 
 use std::io::BufRead;
 
-use groundgate::retrieve::Hit;
-use groundgate::support;
+use groundgate::stages::retrieve::Hit;
+use groundgate::stages::support;
 use groundgate::text;
 use serde::Deserialize;
 

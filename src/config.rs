@@ -4,7 +4,7 @@
 
 use std::str::FromStr;
 
-use crate::error::ApiError;
+use crate::api::error::ApiError;
 
 use crate::cost::Price;
 
@@ -163,7 +163,7 @@ impl Config {
             turnstile_hostname: text(&var, "TURNSTILE_HOSTNAME"),
             turnstile_timeout_ms: parse(&var, "TURNSTILE_TIMEOUT_MS", d.turnstile_timeout_ms, 100, 30_000)?,
             turnstile_site_key: text(&var, "TURNSTILE_SITE_KEY"),
-            cors_origins: text(&var, "CORS_ORIGINS").map_or(Ok(d.cors_origins), |raw| crate::cors::parse_allowlist(&raw))?,
+            cors_origins: text(&var, "CORS_ORIGINS").map_or(Ok(d.cors_origins), |raw| crate::api::cors::parse_allowlist(&raw))?,
             rate_limit: parse(&var, "RATE_LIMIT", d.rate_limit, 1, 1_000_000)?,
             rate_limit_window_seconds: parse(&var, "RATE_LIMIT_WINDOW_SECONDS", d.rate_limit_window_seconds, 1, 86_400 * 7)?,
             cache_ttl_seconds: parse(&var, "CACHE_TTL_SECONDS", d.cache_ttl_seconds, 0, 86_400 * 365)?,

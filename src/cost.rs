@@ -5,9 +5,9 @@
 
 use serde::Serialize;
 
-use crate::chunk::MAX_PASSAGE_CHARS;
+use crate::corpus::chunk::MAX_PASSAGE_CHARS;
 use crate::config::Config;
-use crate::request::MAX_QUESTION_CHARS;
+use crate::api::request::MAX_QUESTION_CHARS;
 
 /// Workers AI bills $0.011 per 1,000 neurons.
 pub const USD_PER_NEURON: f64 = 0.011 / 1000.0;

@@ -14,9 +14,9 @@
 use std::path::Path;
 
 use groundgate::config::Config;
-use groundgate::memory::MemoryCorpus;
-use groundgate::pipeline::{Clock, Pipeline};
-use groundgate::response::{AskResponse, StageStatus, Status};
+use groundgate::corpus::memory::MemoryCorpus;
+use groundgate::stages::pipeline::{Clock, Pipeline};
+use groundgate::api::response::{AskResponse, StageStatus, Status};
 use groundgate::stages::Stages;
 use serde::Deserialize;
 

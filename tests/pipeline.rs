@@ -5,10 +5,10 @@
 use std::path::Path;
 
 use groundgate::config::Config;
-use groundgate::memory::MemoryCorpus;
-use groundgate::pipeline::{Clock, Pipeline};
+use groundgate::corpus::memory::MemoryCorpus;
+use groundgate::stages::pipeline::{Clock, Pipeline};
 use groundgate::stages::Stages;
-use groundgate::response::{AskResponse, Reason, Status};
+use groundgate::api::response::{AskResponse, Reason, Status};
 use groundgate::text;
 
 struct FixedClock;

@@ -1,7 +1,7 @@
 //! The Markdown chunker never panics, and its passages keep their contract:
 //! ids `{stem}-{NN}` in order, text within the size limit, never empty.
 #![no_main]
-use groundgate::chunk::{chunk_document, MAX_PASSAGE_CHARS};
+use groundgate::corpus::chunk::{chunk_document, MAX_PASSAGE_CHARS};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

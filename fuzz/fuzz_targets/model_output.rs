@@ -1,7 +1,7 @@
 //! Parsing model output never panics, and what it accepts only cites retrieved ids.
 #![no_main]
-use groundgate::prompts::{parse_answer, parse_judgement};
-use groundgate::retrieve::Hit;
+use groundgate::stages::prompts::{parse_answer, parse_judgement};
+use groundgate::stages::retrieve::Hit;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
         assert!(claims.iter().flat_map(|c| &c.passages).all(|id| id == "pricing-02"));
     }
     for claim in text.lines().take(4) {
-        let _ = groundgate::support::check(claim, &[], &hits);
+        let _ = groundgate::stages::support::check(claim, &[], &hits);
         let _ = groundgate::text::quantities(claim);
     }
 });

@@ -13,17 +13,17 @@ use super::d1::D1Corpus;
 use super::models::WorkersAi;
 use super::stream::Live;
 use super::{ai, audit, guards, turnstile, vectorize, JsClock};
-use crate::audit::Record;
-use crate::chunk::hex;
-use crate::cache;
+use crate::guards::audit::Record;
+use crate::corpus::chunk::hex;
+use crate::guards::cache;
 use crate::config::{Config, Engine};
 use crate::cost;
-use crate::error::ApiError;
-use crate::pipeline::{Clock, Corpus, Pipeline};
-use crate::rate_limit::{self, Decision};
-use crate::request::{AskRequest, MAX_ASK_BODY};
-use crate::response::{AskResponse, Stage, StageStatus};
-use crate::spend;
+use crate::api::error::ApiError;
+use crate::stages::pipeline::{Clock, Corpus, Pipeline};
+use crate::guards::rate_limit::{self, Decision};
+use crate::api::request::{AskRequest, MAX_ASK_BODY};
+use crate::api::response::{AskResponse, Stage, StageStatus};
+use crate::guards::spend;
 use crate::stages::Stages;
 
 /// The IP hash key used when none is configured outside production, so local

@@ -9,8 +9,8 @@ use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, Env};
 
 use super::d1::{database, dependency};
-use crate::audit::{self, Record, Row};
-use crate::error::ApiError;
+use crate::guards::audit::{self, Record, Row};
+use crate::api::error::ApiError;
 
 /// Rows sealed per round; a backlog is sealed over several rounds.
 const SEAL_BATCH: u32 = 200;

@@ -5,11 +5,11 @@ use serde::Deserialize;
 use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, D1PreparedStatement, Env};
 
-use crate::chunk::Passage;
-use crate::error::ApiError;
-use crate::ingest::{IngestPlan, StoredPassage};
-use crate::pipeline::{Corpus, Lookup, StoredHit};
-use crate::vocabulary::Vocabulary;
+use crate::corpus::chunk::Passage;
+use crate::api::error::ApiError;
+use crate::corpus::ingest::{IngestPlan, StoredPassage};
+use crate::stages::pipeline::{Corpus, Lookup, StoredHit};
+use crate::corpus::vocabulary::Vocabulary;
 
 /// The `DB` binding.
 pub struct D1Corpus {

@@ -5,9 +5,9 @@ use worker::wasm_bindgen::JsValue;
 use worker::{Cache, Env, Headers, Response};
 
 use super::d1::{database, dependency};
-use crate::cache::Tier;
-use crate::error::ApiError;
-use crate::rate_limit::{self, Decision};
+use crate::guards::cache::Tier;
+use crate::api::error::ApiError;
+use crate::guards::rate_limit::{self, Decision};
 
 #[derive(Deserialize)]
 struct Count {
@@ -213,7 +213,7 @@ pub async fn release(env: &Env, request_id: &str, now: u64) -> Result<bool, ApiE
 }
 
 /// The day's ledger.
-pub async fn ledger(env: &Env, day: &str, cap: f64, request_bound: f64) -> Result<crate::spend::Ledger, ApiError> {
+pub async fn ledger(env: &Env, day: &str, cap: f64, request_bound: f64) -> Result<crate::guards::spend::Ledger, ApiError> {
     let row: Option<DayRow> = database(env)?
         .prepare("SELECT reserved, spent, requests FROM spend_days WHERE day = ?1")
         .bind(&[day.into()])
@@ -222,7 +222,7 @@ pub async fn ledger(env: &Env, day: &str, cap: f64, request_bound: f64) -> Resul
         .await
         .map_err(dependency("ledger"))?;
     let row = row.unwrap_or(DayRow { reserved: 0.0, spent: 0.0, requests: 0 });
-    Ok(crate::spend::Ledger {
+    Ok(crate::guards::spend::Ledger {
         day: day.to_string(),
         cap_neurons: cap,
         cap_usd: crate::cost::usd(cap),

@@ -18,16 +18,16 @@ mod vectors;
 use serde::Serialize;
 use worker::{console_error, event, Context, Env, Headers, Method, Request, Response};
 
-use crate::auth;
-use crate::cors;
-use crate::chunk::hex;
+use crate::api::auth;
+use crate::api::cors;
+use crate::corpus::chunk::hex;
 use crate::config::{Config, Engine};
-use crate::spend;
-use crate::error::ApiError;
-use crate::ingest::{self, IngestRequest};
-use crate::pipeline::{Clock, Corpus};
-use crate::request;
-use crate::response::ErrorBody;
+use crate::guards::spend;
+use crate::api::error::ApiError;
+use crate::corpus::ingest::{self, IngestRequest};
+use crate::stages::pipeline::{Clock, Corpus};
+use crate::api::request;
+use crate::api::response::ErrorBody;
 use d1::D1Corpus;
 
 /// Largest ingest body: a corpus of Markdown sent in one request.
@@ -112,7 +112,7 @@ async fn admin_ingest(req: &mut Request, env: &Env) -> Result<Response, ApiError
         Engine::WorkersAi => vectors::sync(&ask::workers_ai(env, &config)?, &plan).await?,
     };
     corpus.apply(&plan).await?;
-    let ids = |ps: &[crate::chunk::Passage]| ps.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
+    let ids = |ps: &[crate::corpus::chunk::Passage]| ps.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
     let report = IngestReport {
         added: ids(&plan.added),
         updated: ids(&plan.updated),
@@ -139,7 +139,7 @@ async fn admin_spend(req: &Request, env: &Env) -> Result<Response, ApiError> {
 async fn admin_verify(req: &Request, env: &Env) -> Result<Response, ApiError> {
     require_admin(req, env)?;
     let rows = audit::rows(env).await?;
-    let body = match crate::audit::verify(&rows) {
+    let body = match crate::guards::audit::verify(&rows) {
         Ok(count) => serde_json::json!({ "ok": true, "rows": count }),
         Err(broken) => serde_json::json!({ "ok": false, "rows": rows.len(), "firstBadRow": broken.seq, "why": broken.why }),
     };
@@ -162,7 +162,7 @@ async fn admin_pin(req: &mut Request, env: &Env) -> Result<Response, ApiError> {
     let PinRequest { questions } = serde_json::from_slice(&body).map_err(|e| ApiError::BadRequest(format!("pin body: {e}")))?;
     let config = config(env)?;
     let version = D1Corpus::new(env)?.version().await?;
-    let keys: Vec<String> = questions.iter().map(|q| crate::cache::key(q, &version, &config)).collect();
+    let keys: Vec<String> = questions.iter().map(|q| crate::guards::cache::key(q, &version, &config)).collect();
     let pinned = guards::pin(env, &keys).await?;
     Ok(json(200, &serde_json::json!({ "questions": questions.len(), "pinned": pinned, "corpusVersion": version })))
 }

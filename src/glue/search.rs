@@ -11,11 +11,11 @@ use super::d1::D1Corpus;
 use super::{guards, JsClock};
 use crate::config::Engine;
 use crate::cost;
-use crate::error::ApiError;
-use crate::pipeline::{Corpus, Meter, Pipeline};
-use crate::request::SearchRequest;
-use crate::response::{Cost, EngineInfo, Retrieved};
-use crate::spend;
+use crate::api::error::ApiError;
+use crate::stages::pipeline::{Corpus, Meter, Pipeline};
+use crate::api::request::SearchRequest;
+use crate::api::response::{Cost, EngineInfo, Retrieved};
+use crate::guards::spend;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]

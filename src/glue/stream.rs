@@ -17,9 +17,9 @@ use serde::Serialize;
 use worker::{Context, Env, Headers, Request, Response};
 
 use super::ask::{self, Answer, Answered};
-use crate::error::ApiError;
-use crate::rate_limit::Decision;
-use crate::response::{ErrorBody, Stage};
+use crate::api::error::ApiError;
+use crate::guards::rate_limit::Decision;
+use crate::api::response::{ErrorBody, Stage};
 
 /// Whether the request asks for the streamed form.
 pub fn wants_events(req: &Request) -> bool {

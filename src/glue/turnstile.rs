@@ -4,8 +4,8 @@
 use worker::{AbortController, Fetch, Headers, Method, Request, RequestInit};
 
 use crate::config::Config;
-use crate::error::ApiError;
-use crate::turnstile::{self, Outcome, Siteverify};
+use crate::api::error::ApiError;
+use crate::guards::turnstile::{self, Outcome, Siteverify};
 
 /// Verifies `token`; `Ok(())` only when siteverify says so.
 pub async fn verify(config: &Config, secret: &str, token: &str, remote_ip: Option<&str>) -> Result<(), ApiError> {

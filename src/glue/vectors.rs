@@ -7,10 +7,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::models::WorkersAi;
-use crate::chunk::Passage;
+use crate::corpus::chunk::Passage;
 use crate::cost::{self, Usage};
-use crate::error::ApiError;
-use crate::ingest::IngestPlan;
+use crate::api::error::ApiError;
+use crate::corpus::ingest::IngestPlan;
 use crate::models::Models;
 
 /// Workers AI embeds at most 100 texts per call.

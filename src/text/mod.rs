@@ -6,7 +6,7 @@
 //! the Snowball stop list and the Snowball English (Porter2) stemmer
 //! ([`stopwords`]), the closed classes of number words, units, weekdays and
 //! months ([`numbers`]), capitalization ([`names`]). Words particular to one
-//! corpus (its synonyms) ship with that corpus: see [`crate::vocabulary`].
+//! corpus (its synonyms) ship with that corpus: see [`crate::corpus::vocabulary`].
 
 pub mod names;
 pub mod numbers;

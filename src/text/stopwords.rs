@@ -5,7 +5,7 @@
 //! As its authors note, it leaves out the modals "will", "can", "may", "must"
 //! and "might" on purpose (a will, a tin can, the month of May), and common
 //! content words such as "long", "many" or "back". A question's wh-phrase
-//! ("how long", "how many") is read by [`crate::question`], not dropped here.
+//! ("how long", "how many") is read by [`crate::stages::question`], not dropped here.
 
 /// Sorted, for binary search. Contractions keep their apostrophe (ASCII).
 pub const STOPWORDS: &[&str] = &[

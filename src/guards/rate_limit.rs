@@ -6,7 +6,7 @@
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-use crate::chunk::hex;
+use crate::corpus::chunk::hex;
 
 /// HMAC-SHA256(key, client IP) in hex: the only form in which a client is stored.
 pub fn client_key(hash_key: &[u8], ip: &str) -> String {

@@ -3,7 +3,7 @@
 //! CORS headers at all, so the browser blocks the read. Admin routes never get
 //! CORS headers: they are for operators' scripts, not pages.
 
-use crate::error::ApiError;
+use crate::api::error::ApiError;
 
 /// Routes a page on an allowed origin may call.
 pub const PUBLIC_ROUTES: &[&str] = &["/ask", "/search", "/health"];

@@ -2,9 +2,9 @@
 //! retrieved passages that answer the question. It never writes a word of its
 //! own, so every claim it makes can be checked against its source.
 
-use crate::evidence::Focus;
-use crate::question::{self, Ask};
-use crate::retrieve::Hit;
+use crate::stages::evidence::Focus;
+use crate::stages::question::{self, Ask};
+use crate::stages::retrieve::Hit;
 use crate::text;
 
 /// A sentence quoted from a passage.
@@ -145,7 +145,7 @@ pub fn compose(quotes: &[Quote]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vocabulary::Vocabulary;
+    use crate::corpus::vocabulary::Vocabulary;
 
     fn hit(id: &str, text: &str) -> Hit {
         Hit { id: id.into(), doc: "d".into(), section: "S".into(), text: text.into(), score: 1.0, lexical_rank: None, vector_rank: None }

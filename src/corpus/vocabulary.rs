@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::chunk::hex;
-use crate::error::ApiError;
+use crate::corpus::chunk::hex;
+use crate::api::error::ApiError;
 use crate::text;
 
 /// Longest vocabulary accepted, in bytes of JSON.

@@ -13,25 +13,25 @@
 
 use serde_json::Value;
 
-use crate::answer;
+use crate::stages::answer;
 use crate::config::Config;
 use crate::cost::{self, Usage};
-use crate::error::ApiError;
-use crate::evidence::{self, Evidence, Focus};
-use crate::gate::{self, GateFailure};
+use crate::api::error::ApiError;
+use crate::stages::evidence::{self, Evidence, Focus};
+use crate::stages::gate::{self, GateFailure};
 use crate::models::{Message, ModelError, Models, NoModels};
-use crate::prompts;
-use crate::question::Ask;
-use crate::response::{
+use crate::stages::prompts;
+use crate::stages::question::Ask;
+use crate::api::response::{
     AskResponse, CacheInfo, Citation, Claim, Cost, EngineInfo, Groundedness, Reason, Retrieved,
     StageStatus, Status,
 };
-use crate::retrieve::{self, Hit};
-use crate::screen::{self, Block, Screen};
+use crate::stages::retrieve::{self, Hit};
+use crate::stages::screen::{self, Block, Screen};
 use crate::stages::Stages;
-use crate::support::{self, ClaimCheck};
+use crate::stages::support::{self, ClaimCheck};
 use crate::text;
-use crate::vocabulary::Vocabulary;
+use crate::corpus::vocabulary::Vocabulary;
 
 /// The stages [`Pipeline::run`] adds, in order; everything before them is a guard.
 pub const ANSWERING_STAGES: &[&str] = &["screen", "retrieve", "evidence", "generate", "decompose", "entail", "sanity", "gate"];

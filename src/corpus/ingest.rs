@@ -6,9 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::chunk::{self, Passage};
-use crate::error::ApiError;
-use crate::vocabulary::Vocabulary;
+use crate::corpus::chunk::{self, Passage};
+use crate::api::error::ApiError;
+use crate::corpus::vocabulary::Vocabulary;
 
 /// The admin ingest body: `{"documents": [{"name": "pricing.md", "text": "…"}],
 /// "vocabulary": {"synonyms": {…}}, "complete": true}`.

@@ -5,10 +5,10 @@
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::chunk::hex;
+use crate::corpus::chunk::hex;
 use crate::config::Config;
-use crate::pipeline::ANSWERING_STAGES;
-use crate::response::{Reason, Stage, Status};
+use crate::stages::pipeline::ANSWERING_STAGES;
+use crate::api::response::{Reason, Stage, Status};
 
 /// The question as the cache sees it: lowercase, single spaces, no trailing
 /// punctuation. "How much is a Day Pass?" and "how much is a day pass" share a key.
@@ -79,7 +79,7 @@ pub fn serve(stored: &str, request_id: &str, stages_run: &[Stage], tier: Tier) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::response::StageStatus;
+    use crate::api::response::StageStatus;
 
     #[test]
     fn equivalent_questions_share_a_key() {

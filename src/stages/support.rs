@@ -12,7 +12,7 @@
 //!   verbatim; and a negation or antonym flip against the closest source
 //!   sentence is a contradiction.
 
-use crate::retrieve::Hit;
+use crate::stages::retrieve::Hit;
 use crate::text::{self, names};
 
 /// A score above this supports a claim on its own.

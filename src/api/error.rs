@@ -23,7 +23,7 @@ pub enum ApiError {
     /// Turnstile did not verify the client; the siteverify error codes say why.
     TurnstileFailed(Vec<String>),
     /// Over the per-client limit; the decision carries the headers to send.
-    RateLimited(crate::rate_limit::Decision),
+    RateLimited(crate::guards::rate_limit::Decision),
     /// A required secret or setting is missing or invalid (named, never its value).
     Misconfigured(String),
     /// A dependency (D1, ...) failed; the detail is for the log only.
@@ -117,7 +117,7 @@ mod tests {
             ApiError::NotFound,
             ApiError::Unauthorized,
             ApiError::TurnstileFailed(vec!["x".into()]),
-            ApiError::RateLimited(crate::rate_limit::decide(2, 1, crate::rate_limit::window(0, 60))),
+            ApiError::RateLimited(crate::guards::rate_limit::decide(2, 1, crate::guards::rate_limit::window(0, 60))),
         ];
         for err in errors {
             assert!((400..500).contains(&err.status()), "{err}");

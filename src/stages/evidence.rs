@@ -5,7 +5,7 @@
 //! weighs the question's own terms: rare terms weigh most (they are what the
 //! question is about), and a term the corpus never mentions at all is decisive.
 
-use crate::retrieve::Hit;
+use crate::stages::retrieve::Hit;
 use crate::text;
 
 /// One term of the question with its weight.

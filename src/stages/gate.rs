@@ -2,7 +2,7 @@
 //! answer answers the question that was asked.
 
 use crate::config::Config;
-use crate::question::Miss;
+use crate::stages::question::Miss;
 
 /// Why an answer was refused at the gate.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,7 +34,7 @@ impl Verdict {
 }
 
 /// Decides from the claim scores, the answer's coverage of the question and
-/// whether the answer answers it ([`crate::question::Ask::answers`]).
+/// whether the answer answers it ([`crate::stages::question::Ask::answers`]).
 pub fn decide(scores: &[f64], coverage: f64, answers: Result<(), Miss>, cfg: &Config) -> Verdict {
     let (mean, min) = if scores.is_empty() {
         (0.0, 0.0)
@@ -54,7 +54,7 @@ pub fn decide(scores: &[f64], coverage: f64, answers: Result<(), Miss>, cfg: &Co
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::question::Kind;
+    use crate::stages::question::Kind;
 
     fn check(scores: &[f64], coverage: f64) -> Option<GateFailure> {
         decide(scores, coverage, Ok(()), &Config::default()).failure

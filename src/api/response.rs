@@ -164,7 +164,7 @@ pub struct ErrorDetail {
 }
 
 impl ErrorBody {
-    pub fn new(err: &crate::error::ApiError, request_id: &str) -> Self {
+    pub fn new(err: &crate::api::error::ApiError, request_id: &str) -> Self {
         ErrorBody {
             error: ErrorDetail { code: err.code(), message: err.public_message() },
             request_id: request_id.to_string(),

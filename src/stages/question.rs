@@ -8,9 +8,9 @@
 //! one in a clause about something else ("asked when the team was founded, it
 //! quoted the driver's birth date").
 
-use crate::evidence::Focus;
+use crate::stages::evidence::Focus;
 use crate::text::{self, names, Quantity, Unit};
-use crate::vocabulary::Vocabulary;
+use crate::corpus::vocabulary::Vocabulary;
 
 /// The share of the question's weight that the core sentence of an answer
 /// must cover by itself (see [`Ask::answers`]).

@@ -1,8 +1,22 @@
-//! The finished stages of one request, in order. Each is also handed to an
-//! observer the moment it finishes, which is how `POST /ask` streams the
-//! pipeline live (`Accept: text/event-stream`) without the stages knowing.
+//! The answering stages, each a pure decision over typed input, and the
+//! pipeline that runs them in order: screen → retrieve → evidence → generate →
+//! decompose → entail → sanity → gate.
+//!
+//! [`Stages`] records the finished stages of one request, in order; each is
+//! also handed to an observer the moment it finishes, which is how `POST /ask`
+//! streams live (`Accept: text/event-stream`) without the stages knowing.
 
-use crate::response::{Stage, StageStatus};
+pub mod answer;
+pub mod evidence;
+pub mod gate;
+pub mod pipeline;
+pub mod prompts;
+pub mod question;
+pub mod retrieve;
+pub mod screen;
+pub mod support;
+
+use crate::api::response::{Stage, StageStatus};
 
 #[derive(Default)]
 pub struct Stages<'a> {

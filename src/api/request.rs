@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::error::ApiError;
+use crate::api::error::ApiError;
 
 /// Largest `/ask` body accepted.
 pub const MAX_ASK_BODY: usize = 16 * 1024;

@@ -6,10 +6,10 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::chunk::{self, Passage};
-use crate::error::ApiError;
-use crate::pipeline::{Corpus, Lookup, StoredHit};
-use crate::vocabulary::Vocabulary;
+use crate::corpus::chunk::{self, Passage};
+use crate::api::error::ApiError;
+use crate::stages::pipeline::{Corpus, Lookup, StoredHit};
+use crate::corpus::vocabulary::Vocabulary;
 
 /// Files in a corpus folder that describe the corpus and are not part of it.
 pub const NOT_CORPUS: &[&str] = &["COVERAGE.md", "README.md"];
@@ -101,7 +101,7 @@ impl MemoryCorpus {
 impl Corpus for MemoryCorpus {
     async fn version(&self) -> Result<String, ApiError> {
         let hashes = self.passages.iter().map(|(p, _)| (p.id.clone(), p.content_hash())).collect();
-        Ok(crate::ingest::corpus_version(&hashes, &self.vocabulary))
+        Ok(crate::corpus::ingest::corpus_version(&hashes, &self.vocabulary))
     }
 
     async fn vocabulary(&self) -> Result<Vocabulary, ApiError> {

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::chunk::hex;
+use crate::corpus::chunk::hex;
 
 /// The hash that precedes the first row.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
