@@ -18,7 +18,8 @@ use std::path::Path;
 
 use groundgate::config::Config;
 use groundgate::corpus::memory::MemoryCorpus;
-use groundgate::stages::pipeline::{Clock, Pipeline};
+use groundgate::ports::{Clock, Corpus};
+use groundgate::stages::pipeline::Pipeline;
 use groundgate::stages::Stages;
 use serde::{Deserialize, Serialize};
 
@@ -136,11 +137,12 @@ fn answer(out: &Path) {
     let config = Config::default();
     let clock = WallClock(std::time::Instant::now());
     let pipeline = Pipeline::local(&corpus, &clock, &config);
+    let state = futures::executor::block_on(corpus.state()).expect("memory corpus");
     let stdout = std::io::stdout();
     let mut lines = stdout.lock();
     for q in &questions {
         let started = clock.now_ms();
-        let response = futures::executor::block_on(pipeline.run(&q.id, &q.question, "bench", Stages::new())).expect("memory corpus");
+        let response = futures::executor::block_on(pipeline.run(&q.id, &q.question, &state, Stages::new())).expect("memory corpus");
         let record = serde_json::json!({ "id": q.id, "ms": clock.now_ms() - started, "body": response });
         writeln!(lines, "{record}").expect("stdout");
     }

@@ -90,12 +90,22 @@ pub struct Config {
     pub vector_min_score: f64,
     /// Bound on one AI or Vectorize call.
     pub ai_timeout_ms: u32,
+    /// Bound on all of one request's model calls together: the platform runs
+    /// a request's `waitUntil` work for at most 30 s after its response, so a
+    /// request whose client hung up still settles and audits inside it.
+    pub request_deadline_ms: u32,
+    /// How long audit rows are kept (days) before the cron prunes them behind
+    /// a checkpoint.
+    pub audit_retention_days: u32,
     /// Neurons per million tokens, per model.
     pub prices: Vec<(String, Price)>,
     /// The day's (UTC) spend cap, in dollars of Workers AI usage.
     pub daily_cap_usd: f64,
     /// When the cap is reached, answer with the zero-cost local engine instead of 503.
     pub budget_fallback_local: bool,
+    /// The share of the day's cap one client may reserve (`DAILY_CLIENT_SHARE`),
+    /// so no single client can drain the day.
+    pub daily_client_share: f64,
 }
 
 impl Default for Config {
@@ -125,9 +135,12 @@ impl Default for Config {
             max_tokens: 512,
             vector_min_score: 0.55,
             ai_timeout_ms: 20_000,
+            request_deadline_ms: 25_000,
+            audit_retention_days: 30,
             prices: default_prices(),
             daily_cap_usd: 1.0,
             budget_fallback_local: false,
+            daily_client_share: 0.10,
         }
     }
 }
@@ -174,9 +187,12 @@ impl Config {
             max_tokens: parse(&var, "MAX_TOKENS", d.max_tokens, 16, 4096)?,
             vector_min_score: parse(&var, "VECTOR_MIN_SCORE", d.vector_min_score, -1.0, 1.0)?,
             ai_timeout_ms: parse(&var, "AI_TIMEOUT_MS", d.ai_timeout_ms, 100, 120_000)?,
+            request_deadline_ms: parse(&var, "REQUEST_DEADLINE_MS", d.request_deadline_ms, 1_000, 28_000)?,
+            audit_retention_days: parse(&var, "AUDIT_RETENTION_DAYS", d.audit_retention_days, 1, 3650)?,
             prices,
             daily_cap_usd: parse(&var, "DAILY_CAP_USD", d.daily_cap_usd, 0.0, 1_000_000.0)?,
             budget_fallback_local: var("BUDGET_FALLBACK").is_some_and(|v| v.trim() == "local"),
+            daily_client_share: parse(&var, "DAILY_CLIENT_SHARE", d.daily_client_share, 0.0, 1.0)?,
         };
         for model in [&config.embedding_model, &config.generation_model, &config.judge_model] {
             if !config.prices.iter().any(|(m, _)| m == model) {

@@ -1,13 +1,18 @@
 //! Usage into cost, and the upper bound a request reserves before its first paid
-//! call. The bound is true because every generation has a `max_tokens` cap and
-//! every prompt's size is bounded by the question, `TOP_K` passages and fixed
-//! instructions.
+//! call. The bound is true because every call the pipeline can make is counted,
+//! every generation has a `max_tokens` cap, every prompt is built from inputs
+//! with hard size bounds (the question, `TOP_K` passages with their headings
+//! and ids, the generator's answer, a repair's echo), and tokens are bounded by
+//! bytes.
 
 use serde::Serialize;
 
-use crate::corpus::chunk::MAX_PASSAGE_CHARS;
-use crate::config::Config;
 use crate::api::request::MAX_QUESTION_CHARS;
+use crate::config::Config;
+use crate::corpus::chunk::{MAX_HEADING_CHARS, MAX_PASSAGE_CHARS, MAX_STEM_CHARS};
+use crate::models::Message;
+use crate::stages::prompts;
+use crate::stages::retrieve::Hit;
 
 /// Workers AI bills $0.011 per 1,000 neurons.
 pub const USD_PER_NEURON: f64 = 0.011 / 1000.0;
@@ -41,30 +46,83 @@ pub fn neurons(price: Price, usage: Usage) -> f64 {
     (usage.input_tokens as f64 * price.input + usage.output_tokens as f64 * price.output) / 1_000_000.0
 }
 
-/// Fixed instruction text per prompt, in characters (generous).
-const INSTRUCTION_CHARS: u64 = 3000;
+/// Tokens a chat template adds around each message (role markers, special
+/// tokens): generous for every template Workers AI serves.
+const TOKENS_PER_MESSAGE: u64 = 16;
 
-/// Upper bound on one prompt's tokens: a token is at least one character.
-fn prompt_tokens(config: &Config, extra_chars: u64) -> u64 {
-    MAX_QUESTION_CHARS as u64 + config.top_k as u64 * MAX_PASSAGE_CHARS as u64 + INSTRUCTION_CHARS + extra_chars
+/// An upper bound on a prompt's tokens: every tokenizer Workers AI serves is
+/// byte-level, so a token covers at least one byte of UTF-8 (an emoji or a CJK
+/// character may be one token, never less than a byte), plus each message's
+/// template tokens.
+pub fn prompt_tokens(messages: &[Message]) -> u64 {
+    messages.iter().map(|m| m.content.len() as u64 + TOKENS_PER_MESSAGE).sum()
 }
 
-/// The most one request can cost on the Workers AI engine: the question's
-/// embedding, a generation and its one repair, and the judge's decomposition,
-/// its repair and the entailment call, each at its prompt bound and `max_tokens`.
+/// An upper bound on one call: its prompt, and `max_tokens` of output.
+pub fn call_bound(messages: &[Message], max_tokens: u32) -> Usage {
+    Usage { input_tokens: prompt_tokens(messages), output_tokens: u64::from(max_tokens) }
+}
+
+/// An embedding call's bound: the text's bytes.
+pub fn embed_bound(text: &str) -> Usage {
+    Usage { input_tokens: text.len() as u64 + TOKENS_PER_MESSAGE, output_tokens: 0 }
+}
+
+/// The largest inputs a request can carry, each at its hard bound, written in
+/// the characters that take the most bytes once fenced (`<` escapes to `&lt;`,
+/// four bytes; no character takes more than four).
+struct Worst {
+    question: String,
+    hits: Vec<Hit>,
+    answer: String,
+    bad_output: String,
+}
+
+impl Worst {
+    fn new(top_k: usize) -> Worst {
+        let wide = |n: usize| "\u{1d11e}".repeat(n);
+        let hit = |i: usize| Hit {
+            id: format!("{}-{}", "s".repeat(MAX_STEM_CHARS), usize::MAX - i),
+            doc: "s".repeat(MAX_STEM_CHARS),
+            section: "\"".repeat(MAX_HEADING_CHARS),
+            text: "<".repeat(MAX_PASSAGE_CHARS),
+            score: 1.0,
+            lexical_rank: Some(i + 1),
+            vector_rank: Some(i + 1),
+        };
+        Worst {
+            question: wide(MAX_QUESTION_CHARS),
+            hits: (0..top_k).map(hit).collect(),
+            answer: wide(prompts::MAX_ANSWER_CHARS),
+            bad_output: wide(prompts::MAX_REPAIR_ECHO_CHARS),
+        }
+    }
+}
+
+/// The most one request can cost on the Workers AI engine, in whole neurons
+/// (rounded up: reservations add and subtract exactly in D1). Every call the
+/// pipeline can make, each at its largest prompt and its `max_tokens`: the
+/// question's embedding, a generation and its one repair, the judge's one call
+/// and its one repair. Built from the real prompt builders on the largest
+/// inputs the request's bounds allow, so it cannot drift from the prompts.
 pub fn request_upper_bound(config: &Config) -> f64 {
-    // Whole neurons, rounded up: reservations add and subtract exactly in D1.
-    let embed = neurons(price(config, &config.embedding_model), Usage { input_tokens: MAX_QUESTION_CHARS as u64, output_tokens: 0 });
-    let answer_chars = config.max_tokens as u64 * 8;
-    let generation = Usage { input_tokens: prompt_tokens(config, answer_chars), output_tokens: config.max_tokens as u64 };
-    let judge = Usage { input_tokens: prompt_tokens(config, answer_chars * 2), output_tokens: config.max_tokens as u64 };
-    (embed + 2.0 * neurons(price(config, &config.generation_model), generation) + 3.0 * neurons(price(config, &config.judge_model), judge))
-        .ceil()
+    let worst = Worst::new(config.top_k);
+    let generation = prompts::answer_messages(&worst.question, &worst.hits);
+    let judge = prompts::judge_messages(&worst.question, &worst.answer, &worst.hits);
+    let chat = |model: &str, messages: Vec<Message>, shape: &str| {
+        let repair = prompts::repair_messages(messages.clone(), &worst.bad_output, shape);
+        let price = price(config, model);
+        neurons(price, call_bound(&messages, config.max_tokens)) + neurons(price, call_bound(&repair, config.max_tokens))
+    };
+    (neurons(price(config, &config.embedding_model), embed_bound(&worst.question))
+        + chat(&config.generation_model, generation, prompts::ANSWER_SHAPE)
+        + chat(&config.judge_model, judge, prompts::JUDGE_SHAPE))
+    .ceil()
 }
 
 /// The most one `GET /search` can cost: the query's embedding.
 pub fn search_upper_bound(config: &Config) -> f64 {
-    neurons(price(config, &config.embedding_model), Usage { input_tokens: MAX_QUESTION_CHARS as u64, output_tokens: 0 }).ceil()
+    neurons(price(config, &config.embedding_model), embed_bound(&Worst::new(0).question)).ceil()
 }
 
 pub fn usd(neurons: f64) -> f64 {
@@ -83,18 +141,22 @@ mod tests {
         assert!((usd(1000.0) - 0.011).abs() < 1e-12);
     }
 
-    /// The bound covers the largest answer the caps allow, so it never undercharges.
+    /// The bound grows with everything a request can carry more of.
     #[test]
-    fn upper_bound_covers_long_answers() {
+    fn upper_bound_grows_with_its_inputs() {
         let config = Config::default();
         let bound = request_upper_bound(&config);
-        let biggest_generation = neurons(
-            price(&config, &config.generation_model),
-            Usage { input_tokens: 8000, output_tokens: config.max_tokens as u64 },
-        );
-        assert!(bound > biggest_generation * 2.0);
-        let bigger = Config { max_tokens: config.max_tokens * 2, ..config.clone() };
-        assert!(request_upper_bound(&bigger) > bound);
+        assert!(request_upper_bound(&Config { max_tokens: config.max_tokens * 2, ..config.clone() }) > bound);
+        assert!(request_upper_bound(&Config { top_k: config.top_k + 1, ..config.clone() }) > bound);
+        assert!(search_upper_bound(&config) < bound);
+    }
+
+    /// Tokens are bounded by bytes: an emoji question is four times an ASCII one.
+    #[test]
+    fn prompts_are_bounded_by_their_bytes() {
+        let ascii = prompt_tokens(&[Message::user("abcd")]);
+        let emoji = prompt_tokens(&[Message::user("\u{1f600}\u{1f600}\u{1f600}\u{1f600}")]);
+        assert_eq!(emoji - ascii, 12);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //!   the traits of [`ports`].
 //! - [`ports`]: the traits the flow runs over (verifier, rate limiter, answer
 //!   cache, spend ledger, audit log, corpus, models, clock); `fakes` (native
-//!   only) implements each in memory for tests and benchmarks.
+//!   only) implements each in memory, scriptable, for tests and benchmarks.
 //! - [`guards`]: the guards' pure halves: Turnstile's decision, rate-limit keys
 //!   and windows, cache keys and serving, spend days and bounds, audit records.
 //! - [`stages`]: the answering stages (screen, retrieve, evidence, answer,
@@ -30,8 +30,12 @@ pub mod api;
 pub mod config;
 pub mod corpus;
 pub mod cost;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod fakes;
+pub mod flow;
 pub mod guards;
 pub mod models;
+pub mod ports;
 pub mod stages;
 pub mod text;
 

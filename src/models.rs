@@ -28,18 +28,36 @@ impl Message {
 }
 
 /// A chat model's reply: its text (a JSON object the model produced, as text)
-/// and the usage it reported, if any.
+/// and the usage it reported.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reply {
     pub text: String,
-    pub usage: Option<Usage>,
+    pub usage: Reported,
 }
 
-/// Embeddings and the usage reported, if any.
+/// Embeddings and the usage reported.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Embeddings {
     pub vectors: Vec<Vec<f32>>,
-    pub usage: Option<Usage>,
+    pub usage: Reported,
+}
+
+/// The usage a call reported: each count when the service gave it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Reported {
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+}
+
+impl Reported {
+    /// The reported counts, each one missing taken from the call's bound: a
+    /// count not reported is never charged as zero.
+    pub fn or_bound(self, bound: Usage) -> Usage {
+        Usage {
+            input_tokens: self.input_tokens.unwrap_or(bound.input_tokens),
+            output_tokens: self.output_tokens.unwrap_or(bound.output_tokens),
+        }
+    }
 }
 
 /// Why a model or index call produced nothing usable. Each ends the request as

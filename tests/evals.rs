@@ -15,7 +15,8 @@ use std::path::Path;
 
 use groundgate::config::Config;
 use groundgate::corpus::memory::MemoryCorpus;
-use groundgate::stages::pipeline::{Clock, Pipeline};
+use groundgate::ports::{Clock, Corpus};
+use groundgate::stages::pipeline::Pipeline;
 use groundgate::api::response::{AskResponse, StageStatus, Status};
 use groundgate::stages::Stages;
 use serde::Deserialize;
@@ -121,6 +122,7 @@ fn run(corpus_dir: &str, cases_file: &str) -> ([Tally; 2], Vec<String>) {
     assert!(cases.len() >= 30, "{cases_file}: at least 30 cases");
     let config = Config::default();
     let pipeline = Pipeline::local(&corpus, &FixedClock, &config);
+    let state = futures::executor::block_on(corpus.state()).unwrap();
     let mut tallies = [Tally::default(), Tally::default()];
     let mut not_correct = Vec::new();
     for case in &cases {
@@ -129,7 +131,7 @@ fn run(corpus_dir: &str, cases_file: &str) -> ([Tally; 2], Vec<String>) {
             "test" => 1,
             other => panic!("{}: split {other:?} is neither dev nor test", case.id),
         };
-        let response = futures::executor::block_on(pipeline.run(&case.id, &case.question, "eval", Stages::new())).unwrap();
+        let response = futures::executor::block_on(pipeline.run(&case.id, &case.question, &state, Stages::new())).unwrap();
         let outcome = judge(case, &response);
         tallies[split].add(case, outcome);
         if outcome != Outcome::Correct {

@@ -6,9 +6,10 @@ use std::path::Path;
 
 use groundgate::config::Config;
 use groundgate::corpus::memory::MemoryCorpus;
-use groundgate::stages::pipeline::{Clock, Pipeline};
+use groundgate::ports::{Clock, Corpus};
+use groundgate::stages::pipeline::Pipeline;
 use groundgate::stages::Stages;
-use groundgate::api::response::{AskResponse, Reason, Status};
+use groundgate::api::response::{AskResponse, Reason, StageName, Status};
 use groundgate::text;
 
 struct FixedClock;
@@ -23,7 +24,8 @@ fn ask(question: &str) -> AskResponse {
     let corpus = MemoryCorpus::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus")).expect("corpus/ is readable");
     let config = Config::default();
     let pipeline = Pipeline::local(&corpus, &FixedClock, &config);
-    futures::executor::block_on(pipeline.run("req-1", question, "test", Stages::new())).unwrap()
+    let state = futures::executor::block_on(corpus.state()).unwrap();
+    futures::executor::block_on(pipeline.run("req-1", question, &state, Stages::new())).unwrap()
 }
 
 fn cited(response: &AskResponse) -> Vec<&str> {
@@ -84,7 +86,7 @@ fn supported_but_off_question_is_refused() {
     let r = ask("How much does a private office cost per month?");
     assert_eq!(r.reason, Some(Reason::OffQuestion));
     assert_eq!(r.claims[0].score, 1.0, "the quoted sentence itself is supported");
-    let gate = r.stages.iter().find(|s| s.name == "gate").unwrap();
+    let gate = r.stages.iter().find(|s| s.name == StageName::Gate).unwrap();
     assert!(gate.detail.contains("asks for an amount of money"), "{}", gate.detail);
 }
 
@@ -93,7 +95,7 @@ fn supported_but_off_question_is_refused() {
 fn refusal_names_the_unknown_term_and_shows_evidence() {
     let r = ask("Where can I park my car?");
     assert_eq!(r.reason, Some(Reason::NoEvidence));
-    let evidence = r.stages.iter().find(|s| s.name == "evidence").unwrap();
+    let evidence = r.stages.iter().find(|s| s.name == StageName::Evidence).unwrap();
     assert!(evidence.detail.contains("never mentions: park"), "{}", evidence.detail);
     assert!(r.claims.is_empty());
 }

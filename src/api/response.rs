@@ -1,10 +1,17 @@
 //! Wire types: the one `AskResponse` shape for every outcome, and the error body.
-//! Domain types stay in their modules; these only serialize.
+//! An answer is one typed value whether fresh or served from the cache: it
+//! serializes to the wire and to the cache, and deserializes back unchanged.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+/// The wire name of a value that serializes as a plain string (a status, a
+/// reason, a stage name).
+pub fn wire_name<T: Serialize>(value: T) -> String {
+    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+}
 
 /// The outcome of an `/ask`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     Answered,
@@ -13,7 +20,7 @@ pub enum Status {
 }
 
 /// Why a question was refused or blocked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
     /// The evidence gate: retrieval does not cover the question.
@@ -41,7 +48,7 @@ impl Reason {
 }
 
 /// How a stage ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StageStatus {
     Passed,
@@ -50,10 +57,38 @@ pub enum StageStatus {
     Blocked,
 }
 
+/// The stages of a request, in the order they run (their declaration order):
+/// the guards, then the answering stages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StageName {
+    Validate,
+    Turnstile,
+    RateLimit,
+    Cache,
+    Spend,
+    Screen,
+    Retrieve,
+    Evidence,
+    Generate,
+    Decompose,
+    Entail,
+    Sanity,
+    Gate,
+}
+
+impl StageName {
+    /// A stage of the answer itself (not a guard of this request): what a
+    /// cached answer keeps when it is served again.
+    pub fn is_answering(self) -> bool {
+        self >= StageName::Screen
+    }
+}
+
 /// One finished stage, in pipeline order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Stage {
-    pub name: &'static str,
+    pub name: StageName,
     pub status: StageStatus,
     pub ms: u64,
     pub detail: String,
@@ -61,12 +96,12 @@ pub struct Stage {
 
 impl Stage {
     /// A stage that ran from `started_ms` to `now_ms` (milliseconds of one clock).
-    pub fn timed(name: &'static str, status: StageStatus, started_ms: f64, now_ms: f64, detail: String) -> Stage {
+    pub fn timed(name: StageName, status: StageStatus, started_ms: f64, now_ms: f64, detail: String) -> Stage {
         Stage { name, status, ms: (now_ms - started_ms).max(0.0).round() as u64, detail }
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Citation {
     pub passage_id: String,
@@ -76,7 +111,7 @@ pub struct Citation {
     pub snippet: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Claim {
     pub text: String,
@@ -85,7 +120,7 @@ pub struct Claim {
     pub supporting_passage_ids: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Groundedness {
     pub mean: f64,
@@ -99,7 +134,7 @@ pub struct Groundedness {
 }
 
 /// A passage that was looked at, with where it ranked.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Retrieved {
     pub passage_id: String,
@@ -111,12 +146,23 @@ pub struct Retrieved {
     pub text: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Whether the answer was served from the cache, and from which tier.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CacheInfo {
     pub hit: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<Tier>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The cache tier that served a hit: the Cache API (per location) or D1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    Edge,
+    D1,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Cost {
     pub neurons: f64,
     pub usd: f64,
@@ -124,14 +170,34 @@ pub struct Cost {
     pub calls: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Which engine answered and which index it read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineInfo {
-    pub ai: &'static str,
-    pub index: &'static str,
+    pub ai: AiEngine,
+    pub index: IndexKind,
+}
+
+impl EngineInfo {
+    pub const LOCAL: EngineInfo = EngineInfo { ai: AiEngine::Local, index: IndexKind::FtsOnly };
+    pub const WORKERS_AI: EngineInfo = EngineInfo { ai: AiEngine::WorkersAi, index: IndexKind::Vectorize };
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AiEngine {
+    WorkersAi,
+    Local,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IndexKind {
+    Vectorize,
+    FtsOnly,
 }
 
 /// The response to every `/ask` that is not an error.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AskResponse {
     pub request_id: String,

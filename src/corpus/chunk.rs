@@ -1,17 +1,26 @@
 //! Markdown documents into passages.
 //!
 //! `##` headings are hard boundaries; a section longer than [`MAX_PASSAGE_CHARS`]
-//! is split on paragraphs (and a single over-long paragraph on sentences). A
-//! passage's id is `{doc-stem}-{NN}`, NN its 1-based ordinal in the document, so
-//! ids are readable and stay put while earlier sections keep their size.
+//! is split on paragraphs, an over-long paragraph on sentences, and an
+//! over-long sentence between words. A passage's id is `{doc-stem}-{NN}`, NN
+//! its 1-based ordinal in the document, so ids are readable and stay put while
+//! earlier sections keep their size.
+//!
+//! Every size here is a hard bound, in bytes of UTF-8: a passage's text, its
+//! heading and its document stem never exceed their maximum, whatever the
+//! input. The spend cap's per-request bound rests on them.
 
 use sha2::{Digest, Sha256};
 
 use crate::text;
 
-/// Sections longer than this are split; short enough to quote, long enough to
-/// keep a policy's sentences together.
+/// Sections longer than this (bytes) are split; short enough to quote, long
+/// enough to keep a policy's sentences together.
 pub const MAX_PASSAGE_CHARS: usize = 1200;
+/// Longest heading kept (bytes); a longer one is cut at a character boundary.
+pub const MAX_HEADING_CHARS: usize = 160;
+/// Longest document stem (bytes).
+pub const MAX_STEM_CHARS: usize = 64;
 
 /// One retrievable unit of a document.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,7 +71,17 @@ pub fn doc_stem(file_name: &str) -> String {
             stem.push('-');
         }
     }
-    stem.trim_end_matches('-').to_string()
+    let stem = stem.trim_end_matches('-');
+    truncate(stem, MAX_STEM_CHARS).trim_end_matches('-').to_string()
+}
+
+/// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
+fn truncate(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// Splits one Markdown document into passages.
@@ -75,10 +94,10 @@ pub fn chunk_document(file_name: &str, markdown: &str) -> Vec<Passage> {
         let trimmed = line.trim();
         if let Some(heading) = trimmed.strip_prefix("## ") {
             flush_paragraph(&mut paragraph, &mut sections, &title);
-            sections.push((heading.trim().to_string(), Vec::new()));
+            sections.push((truncate(heading.trim(), MAX_HEADING_CHARS).to_string(), Vec::new()));
         } else if let Some(heading) = trimmed.strip_prefix("# ").filter(|_| sections.is_empty()) {
             flush_paragraph(&mut paragraph, &mut sections, &title);
-            title = heading.trim().to_string();
+            title = truncate(heading.trim(), MAX_HEADING_CHARS).to_string();
         } else if trimmed.is_empty() {
             flush_paragraph(&mut paragraph, &mut sections, &title);
         } else {
@@ -121,28 +140,43 @@ fn pack(paragraphs: &[String]) -> Vec<String> {
             pack_sentences(p)
         }
     });
-    let mut out: Vec<String> = Vec::new();
-    for piece in pieces {
-        match out.last_mut() {
-            Some(last) if last.len() + 2 + piece.len() <= MAX_PASSAGE_CHARS => {
-                last.push_str("\n\n");
-                last.push_str(&piece);
-            }
-            _ => out.push(piece),
-        }
-    }
-    out
+    pack_pieces(pieces, "\n\n")
 }
 
 fn pack_sentences(paragraph: &str) -> Vec<String> {
+    pack_pieces(text::sentences(paragraph).into_iter().flat_map(split_words), " ")
+}
+
+/// An over-long sentence, split between words (a word longer than the whole
+/// limit is cut at a character boundary): quoting a fragment is better than
+/// a passage that breaks the size every bound relies on.
+fn split_words(sentence: &str) -> Vec<String> {
+    if sentence.len() <= MAX_PASSAGE_CHARS {
+        return vec![sentence.to_string()];
+    }
+    let mut words: Vec<&str> = Vec::new();
+    for word in sentence.split_whitespace() {
+        let mut rest = word;
+        while rest.len() > MAX_PASSAGE_CHARS {
+            let head = truncate(rest, MAX_PASSAGE_CHARS);
+            words.push(head);
+            rest = &rest[head.len()..];
+        }
+        words.push(rest);
+    }
+    pack_pieces(words.into_iter().map(String::from), " ")
+}
+
+/// Joins pieces with `separator` into runs of at most [`MAX_PASSAGE_CHARS`].
+fn pack_pieces(pieces: impl Iterator<Item = String>, separator: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for sentence in text::sentences(paragraph) {
+    for piece in pieces {
         match out.last_mut() {
-            Some(last) if last.len() + 1 + sentence.len() <= MAX_PASSAGE_CHARS => {
-                last.push(' ');
-                last.push_str(sentence);
+            Some(last) if last.len() + separator.len() + piece.len() <= MAX_PASSAGE_CHARS => {
+                last.push_str(separator);
+                last.push_str(&piece);
             }
-            _ => out.push(sentence.to_string()),
+            _ => out.push(piece),
         }
     }
     out
@@ -183,6 +217,19 @@ mod tests {
         assert!(passages.iter().all(|p| p.text.len() <= MAX_PASSAGE_CHARS));
         assert!(passages.iter().all(|p| p.section == "Long"));
         assert_eq!(passages[2].id, "long-03");
+    }
+
+    /// No input makes a passage, heading or stem larger than its bound.
+    #[test]
+    fn sizes_are_hard_bounds() {
+        let long_sentence = "word ".repeat(600);
+        let long_word = "é".repeat(2000);
+        let md = format!("# {}\n\n## {}\n\n{long_sentence}\n\n{long_word}", "T".repeat(500), "H".repeat(500));
+        let passages = chunk_document(&format!("{}.md", "s".repeat(300)), &md);
+        assert!(passages.len() >= 3);
+        for p in &passages {
+            assert!(p.text.len() <= MAX_PASSAGE_CHARS && p.section.len() <= MAX_HEADING_CHARS && p.doc.len() <= MAX_STEM_CHARS, "{p:?}");
+        }
     }
 
     #[test]

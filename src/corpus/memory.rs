@@ -8,7 +8,8 @@ use std::path::Path;
 
 use crate::corpus::chunk::{self, Passage};
 use crate::api::error::ApiError;
-use crate::stages::pipeline::{Corpus, Lookup, StoredHit};
+use crate::ports::{Corpus, CorpusState};
+use crate::stages::pipeline::{Lookup, StoredHit};
 use crate::corpus::vocabulary::Vocabulary;
 
 /// Files in a corpus folder that describe the corpus and are not part of it.
@@ -99,13 +100,10 @@ impl MemoryCorpus {
 }
 
 impl Corpus for MemoryCorpus {
-    async fn version(&self) -> Result<String, ApiError> {
+    async fn state(&self) -> Result<CorpusState, ApiError> {
         let hashes = self.passages.iter().map(|(p, _)| (p.id.clone(), p.content_hash())).collect();
-        Ok(crate::corpus::ingest::corpus_version(&hashes, &self.vocabulary))
-    }
-
-    async fn vocabulary(&self) -> Result<Vocabulary, ApiError> {
-        Ok(self.vocabulary.clone())
+        let version = crate::corpus::ingest::corpus_version(&hashes, &self.vocabulary);
+        Ok(CorpusState { version, vocabulary: self.vocabulary.clone() })
     }
 
     async fn passages(&self, ids: &[String]) -> Result<Vec<StoredHit>, ApiError> {

@@ -1,30 +1,60 @@
-//! The audit log in D1. Appending is one atomic INSERT (no race for the tail on
-//! the request's path); sealing then fills `prev_hash` and `hash` in seq order
-//! for every unsealed row after the last sealed one. Two sealers compute the
-//! same values and each row is written only while unsealed, so the chain never
-//! forks however many requests append at once.
+//! [`AuditLog`] over D1. Appending is one atomic INSERT (no race for the tail);
+//! sealing fills `prev_hash` and `hash` in seq order for every unsealed row
+//! after the last sealed one. Two sealers compute the same values and each row
+//! is written only while unsealed, so the chain never forks however many
+//! requests append at once. Every [`SEAL_EVERY`]th append seals, as do the cron
+//! and verification: one seal of a batch costs what one seal per row did.
+//!
+//! The cron keeps the log bounded: each ended window's count of requests
+//! refused before admission becomes one row, and rows older than the retention
+//! window are pruned behind a checkpoint (the last pruned row's seq and hash)
+//! from which the rest still verifies.
 
 use serde::Deserialize;
 use worker::wasm_bindgen::JsValue;
-use worker::{D1Database, Env};
+use worker::D1Database;
 
-use super::d1::{database, dependency};
-use crate::guards::audit::{self, Record, Row};
+use super::d1::dependency;
 use crate::api::error::ApiError;
+use crate::guards::audit::{self, Break, Checkpoint, Record, Rejections, Row, Walk};
+use crate::ports::AuditLog;
 
-/// Rows sealed per round; a backlog is sealed over several rounds.
-const SEAL_BATCH: u32 = 200;
+/// Rows sealed, and verified, per round; a backlog takes several rounds.
+const PAGE: u32 = 200;
 
-/// Appends `record` and seals the chain up to it.
-pub async fn append(env: &Env, record: &Record) -> Result<(), ApiError> {
-    let db = database(env)?;
-    db.prepare("INSERT INTO audit_log (body) VALUES (?1)")
-        .bind(&[record.canonical().into()])
-        .map_err(dependency("bind audit"))?
-        .run()
-        .await
-        .map_err(dependency("audit append"))?;
-    seal(&db).await
+/// An append whose seq is a multiple of this seals the rows before it. Each
+/// seal reads the tail (three reads) and writes a batch, so sealing per row
+/// quadrupled an append's D1 work; an unsealed row is at most this many
+/// appends (or one cron run) from its hash.
+const SEAL_EVERY: u64 = 16;
+
+pub struct D1Audit {
+    pub db: D1Database,
+}
+
+impl AuditLog for D1Audit {
+    async fn append(&self, record: &Record) -> Result<(), ApiError> {
+        self.append_body(&record.canonical(), record.time).await
+    }
+
+    async fn reject(&self, window_start: u64, code: &str) -> Result<(), ApiError> {
+        self.db
+            .prepare(
+                "INSERT INTO audit_rejected (window_start, code, count) VALUES (?1, ?2, 1) \
+                 ON CONFLICT (window_start, code) DO UPDATE SET count = count + 1",
+            )
+            .bind(&[JsValue::from(window_start as f64), code.into()])
+            .map_err(dependency("bind audit reject"))?
+            .run()
+            .await
+            .map_err(dependency("audit reject"))?;
+        Ok(())
+    }
+}
+
+#[derive(Deserialize)]
+struct Appended {
+    seq: u64,
 }
 
 #[derive(Deserialize)]
@@ -38,64 +68,186 @@ struct Sealed {
     hash: Option<String>,
 }
 
-/// Seals every row after the last sealed one, in order.
-async fn seal(db: &D1Database) -> Result<(), ApiError> {
-    loop {
-        let pending: Vec<Unsealed> = db
-            .prepare(
-                "SELECT seq, body FROM audit_log WHERE hash IS NULL \
-                 AND seq > coalesce((SELECT max(seq) FROM audit_log WHERE hash IS NOT NULL), 0) ORDER BY seq LIMIT ?1",
-            )
-            .bind(&[JsValue::from(SEAL_BATCH)])
-            .map_err(dependency("bind seal"))?
-            .all()
-            .await
-            .map_err(dependency("seal read"))?
-            .results()
-            .map_err(dependency("seal decode"))?;
-        let Some(first) = pending.first() else { return Ok(()) };
-        let mut prev = if first.seq == 1 {
-            audit::GENESIS.to_string()
-        } else {
-            let before: Option<Sealed> = db
-                .prepare("SELECT hash FROM audit_log WHERE seq = ?1")
-                .bind(&[JsValue::from((first.seq - 1) as f64)])
-                .map_err(dependency("bind seal"))?
-                .first(None)
-                .await
-                .map_err(dependency("seal read"))?;
-            // A missing or unsealed predecessor is a broken chain: leave it for verify to report.
-            match before.and_then(|b| b.hash) {
-                Some(hash) => hash,
-                None => return Ok(()),
-            }
-        };
-        let mut statements = Vec::with_capacity(pending.len());
-        for row in &pending {
-            let hash = audit::chain_hash(&prev, &row.body);
-            statements.push(
-                db.prepare("UPDATE audit_log SET prev_hash = ?2, hash = ?3 WHERE seq = ?1 AND hash IS NULL")
-                    .bind(&[JsValue::from(row.seq as f64), prev.as_str().into(), hash.as_str().into()])
-                    .map_err(dependency("bind seal"))?,
-            );
-            prev = hash;
-        }
-        db.batch(statements).await.map_err(dependency("seal write"))?;
-        if pending.len() < SEAL_BATCH as usize {
-            return Ok(());
-        }
-    }
+#[derive(Deserialize)]
+struct Rejected {
+    window_start: u64,
+    code: String,
+    count: u64,
 }
 
-/// Seals what is pending, then returns every row in order (unsealed ones with
-/// empty hashes, which verification reports).
-pub async fn rows(env: &Env) -> Result<Vec<Row>, ApiError> {
-    let db = database(env)?;
-    seal(&db).await?;
-    db.prepare("SELECT seq, body, coalesce(prev_hash, '') AS prev_hash, coalesce(hash, '') AS hash FROM audit_log ORDER BY seq")
-        .all()
-        .await
-        .map_err(dependency("audit read"))?
-        .results()
-        .map_err(dependency("audit decode"))
+#[derive(Deserialize)]
+struct Last {
+    seq: Option<u64>,
+}
+
+impl D1Audit {
+    async fn append_body(&self, body: &str, time_ms: u64) -> Result<(), ApiError> {
+        let appended: Option<Appended> = self
+            .db
+            .prepare("INSERT INTO audit_log (body, created_at) VALUES (?1, ?2) RETURNING seq")
+            .bind(&[body.into(), JsValue::from(time_ms as f64)])
+            .map_err(dependency("bind audit"))?
+            .first(None)
+            .await
+            .map_err(dependency("audit append"))?;
+        match appended {
+            Some(Appended { seq }) if seq % SEAL_EVERY != 0 => Ok(()),
+            _ => self.seal().await,
+        }
+    }
+
+    /// Where the chain starts: the retention checkpoint, or the genesis.
+    async fn checkpoint(&self) -> Result<Checkpoint, ApiError> {
+        let row: Option<Checkpoint> = self
+            .db
+            .prepare("SELECT seq, hash FROM audit_checkpoint WHERE id = 1")
+            .first(None)
+            .await
+            .map_err(dependency("audit checkpoint"))?;
+        Ok(row.unwrap_or_else(Checkpoint::genesis))
+    }
+
+    /// Seals every row after the last sealed one, in order.
+    pub async fn seal(&self) -> Result<(), ApiError> {
+        let db = &self.db;
+        loop {
+            let pending: Vec<Unsealed> = db
+                .prepare(
+                    "SELECT seq, body FROM audit_log WHERE hash IS NULL \
+                     AND seq > coalesce((SELECT max(seq) FROM audit_log WHERE hash IS NOT NULL), 0) ORDER BY seq LIMIT ?1",
+                )
+                .bind(&[JsValue::from(PAGE)])
+                .map_err(dependency("bind seal"))?
+                .all()
+                .await
+                .map_err(dependency("seal read"))?
+                .results()
+                .map_err(dependency("seal decode"))?;
+            let Some(first) = pending.first() else { return Ok(()) };
+            let checkpoint = self.checkpoint().await?;
+            let mut prev = if first.seq == checkpoint.seq + 1 {
+                checkpoint.hash
+            } else {
+                let before: Option<Sealed> = db
+                    .prepare("SELECT hash FROM audit_log WHERE seq = ?1")
+                    .bind(&[JsValue::from((first.seq - 1) as f64)])
+                    .map_err(dependency("bind seal"))?
+                    .first(None)
+                    .await
+                    .map_err(dependency("seal read"))?;
+                // A missing or unsealed predecessor is a broken chain: leave it for verify to report.
+                match before.and_then(|b| b.hash) {
+                    Some(hash) => hash,
+                    None => return Ok(()),
+                }
+            };
+            let mut statements = Vec::with_capacity(pending.len());
+            for row in &pending {
+                let hash = audit::chain_hash(&prev, &row.body);
+                statements.push(
+                    db.prepare("UPDATE audit_log SET prev_hash = ?2, hash = ?3 WHERE seq = ?1 AND hash IS NULL")
+                        .bind(&[JsValue::from(row.seq as f64), prev.as_str().into(), hash.as_str().into()])
+                        .map_err(dependency("bind seal"))?,
+                );
+                prev = hash;
+            }
+            db.batch(statements).await.map_err(dependency("seal write"))?;
+            if pending.len() < PAGE as usize {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Seals what is pending, then walks the chain from its checkpoint, a page
+    /// at a time: `Ok(rows)` when every row checks out, or the first that does not.
+    pub async fn verify(&self) -> Result<Result<usize, Break>, ApiError> {
+        self.seal().await?;
+        let mut walk = Walk::from(self.checkpoint().await?);
+        loop {
+            let page: Vec<Row> = self
+                .db
+                .prepare(
+                    "SELECT seq, body, coalesce(prev_hash, '') AS prev_hash, coalesce(hash, '') AS hash \
+                     FROM audit_log WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+                )
+                .bind(&[JsValue::from(walk.after() as f64), JsValue::from(PAGE)])
+                .map_err(dependency("bind audit read"))?
+                .all()
+                .await
+                .map_err(dependency("audit read"))?
+                .results()
+                .map_err(dependency("audit decode"))?;
+            if let Err(broken) = walk.feed(&page) {
+                return Ok(Err(broken));
+            }
+            if page.len() < PAGE as usize {
+                return Ok(Ok(walk.rows()));
+            }
+        }
+    }
+
+    /// Turns each ended window's counts of refused requests into one row.
+    pub async fn roll_up(&self, current_window: u64, window_seconds: u64) -> Result<(), ApiError> {
+        let counted: Vec<Rejected> = self
+            .db
+            .prepare("SELECT window_start, code, count FROM audit_rejected WHERE window_start < ?1 ORDER BY window_start, code")
+            .bind(&[JsValue::from(current_window as f64)])
+            .map_err(dependency("bind roll up"))?
+            .all()
+            .await
+            .map_err(dependency("roll up"))?
+            .results()
+            .map_err(dependency("decode roll up"))?;
+        let mut windows: Vec<Rejections> = Vec::new();
+        for row in counted {
+            match windows.last_mut().filter(|w| w.window_start == row.window_start) {
+                Some(window) => {
+                    window.rejected.insert(row.code, row.count);
+                }
+                None => windows.push(Rejections {
+                    window_start: row.window_start,
+                    window_seconds,
+                    rejected: [(row.code, row.count)].into_iter().collect(),
+                }),
+            }
+        }
+        for window in windows {
+            let end_ms = (window.window_start + window_seconds) * 1000;
+            self.append_body(&window.canonical(), end_ms).await?;
+            self.db
+                .prepare("DELETE FROM audit_rejected WHERE window_start = ?1")
+                .bind(&[JsValue::from(window.window_start as f64)])
+                .map_err(dependency("bind roll up"))?
+                .run()
+                .await
+                .map_err(dependency("roll up"))?;
+        }
+        Ok(())
+    }
+
+    /// Deletes sealed rows appended before `cutoff_ms`, in one batch with the
+    /// checkpoint that carries the last deleted row's seq and hash.
+    pub async fn prune(&self, cutoff_ms: u64) -> Result<(), ApiError> {
+        let last: Option<Last> = self
+            .db
+            .prepare("SELECT max(seq) AS seq FROM audit_log WHERE hash IS NOT NULL AND created_at < ?1")
+            .bind(&[JsValue::from(cutoff_ms as f64)])
+            .map_err(dependency("bind prune"))?
+            .first(None)
+            .await
+            .map_err(dependency("prune"))?;
+        let Some(seq) = last.and_then(|l| l.seq) else { return Ok(()) };
+        let statements = vec![
+            self.db
+                .prepare(
+                    "INSERT INTO audit_checkpoint (id, seq, hash) SELECT 1, seq, hash FROM audit_log WHERE seq = ?1 \
+                     ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
+                )
+                .bind(&[JsValue::from(seq as f64)])
+                .map_err(dependency("bind prune"))?,
+            self.db.prepare("DELETE FROM audit_log WHERE seq <= ?1").bind(&[JsValue::from(seq as f64)]).map_err(dependency("bind prune"))?,
+        ];
+        self.db.batch(statements).await.map_err(dependency("prune"))?;
+        Ok(())
+    }
 }

@@ -1,6 +1,8 @@
 //! D1: the passage store behind [`Corpus`], and the ingest writer. Every failure
 //! becomes [`ApiError::Dependency`] with the D1 message for the log only.
 
+use std::cell::RefCell;
+
 use serde::Deserialize;
 use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, D1PreparedStatement, Env};
@@ -8,12 +10,33 @@ use worker::{D1Database, D1PreparedStatement, Env};
 use crate::corpus::chunk::Passage;
 use crate::api::error::ApiError;
 use crate::corpus::ingest::{IngestPlan, StoredPassage};
-use crate::stages::pipeline::{Corpus, Lookup, StoredHit};
-use crate::corpus::vocabulary::Vocabulary;
+use crate::ports::{Corpus, CorpusState};
+use crate::stages::pipeline::{Lookup, StoredHit};
 
 /// The `DB` binding.
 pub struct D1Corpus {
     db: D1Database,
+}
+
+/// How long an isolate trusts the corpus state it last read. Every request
+/// needs it (it is part of the cache key) and only an ingest changes it: the
+/// isolate that ran the ingest sees the new state at once, any other within
+/// this window. One read a second instead of one per request is the larger
+/// part of a cache hit's cost.
+const STATE_TTL_MS: f64 = 1_000.0;
+
+thread_local! {
+    /// The corpus state this isolate last read or wrote, and when.
+    static REMEMBERED: RefCell<Option<(f64, CorpusState)>> = const { RefCell::new(None) };
+}
+
+fn remember(state: &CorpusState) {
+    REMEMBERED.with(|r| *r.borrow_mut() = Some((worker::js_sys::Date::now(), state.clone())));
+}
+
+fn remembered() -> Option<CorpusState> {
+    let now = worker::js_sys::Date::now();
+    REMEMBERED.with(|r| r.borrow().as_ref().filter(|(at, _)| now - at < STATE_TTL_MS).map(|(_, state)| state.clone()))
 }
 
 /// A D1 failure as an `ApiError::Dependency`: the message, with what was being
@@ -33,7 +56,8 @@ struct Count {
 }
 
 #[derive(Deserialize)]
-struct Value {
+struct Meta {
+    key: String,
     value: String,
 }
 
@@ -91,6 +115,7 @@ impl D1Corpus {
             )?);
         }
         self.db.batch(batch).await.map_err(dependency("apply ingest"))?;
+        remember(&CorpusState { version: plan.version.clone(), vocabulary: plan.vocabulary.clone() });
         Ok(())
     }
 }
@@ -100,25 +125,26 @@ fn passage_args(p: &Passage) -> [JsValue; 5] {
 }
 
 impl Corpus for D1Corpus {
-    async fn version(&self) -> Result<String, ApiError> {
-        let row: Option<Value> = self
+    async fn state(&self) -> Result<CorpusState, ApiError> {
+        if let Some(state) = remembered() {
+            return Ok(state);
+        }
+        let rows: Vec<Meta> = self
             .db
-            .prepare("SELECT value FROM meta WHERE key = 'corpus_version'")
-            .first(None)
+            .prepare("SELECT key, value FROM meta WHERE key IN ('corpus_version', 'vocabulary')")
+            .all()
             .await
-            .map_err(dependency("read version"))?;
-        Ok(row.map_or_else(|| "empty".to_string(), |r| r.value))
-    }
-
-    async fn vocabulary(&self) -> Result<Vocabulary, ApiError> {
-        let row: Option<Value> = self
-            .db
-            .prepare("SELECT value FROM meta WHERE key = 'vocabulary'")
-            .first(None)
-            .await
-            .map_err(dependency("read vocabulary"))?;
-        // Only a vocabulary that passed ingest's checks is ever stored.
-        Ok(row.and_then(|r| serde_json::from_str(&r.value).ok()).unwrap_or_default())
+            .map_err(dependency("read corpus state"))?
+            .results()
+            .map_err(dependency("decode corpus state"))?;
+        let value = |key: &str| rows.iter().find(|r| r.key == key).map(|r| r.value.as_str());
+        let state = CorpusState {
+            version: value("corpus_version").unwrap_or("empty").to_string(),
+            // Only a vocabulary that passed ingest's checks is ever stored.
+            vocabulary: value("vocabulary").and_then(|v| serde_json::from_str(v).ok()).unwrap_or_default(),
+        };
+        remember(&state);
+        Ok(state)
     }
 
     async fn passages(&self, ids: &[String]) -> Result<Vec<StoredHit>, ApiError> {

@@ -2,13 +2,17 @@
 //! input, runs the pure core, and turns the outcome into a `Response`. Every
 //! error leaves as JSON with a stable code; detail of 5xx goes to the log only.
 
+mod admin;
 mod ai;
 mod ask;
 mod audit;
+mod cache;
 mod d1;
-mod guards;
 mod js;
+mod ledger;
 mod models;
+mod ports;
+mod rate_limit;
 mod search;
 mod stream;
 mod turnstile;
@@ -18,23 +22,20 @@ mod vectors;
 use serde::Serialize;
 use worker::{console_error, event, Context, Env, Headers, Method, Request, Response};
 
-use crate::api::auth;
 use crate::api::cors;
-use crate::corpus::chunk::hex;
-use crate::config::{Config, Engine};
-use crate::guards::spend;
 use crate::api::error::ApiError;
-use crate::corpus::ingest::{self, IngestRequest};
-use crate::stages::pipeline::{Clock, Corpus};
 use crate::api::request;
 use crate::api::response::ErrorBody;
-use d1::D1Corpus;
-
-/// Largest ingest body: a corpus of Markdown sent in one request.
-const MAX_INGEST_BODY: usize = 8 * 1024 * 1024;
+use crate::config::Config;
+use crate::corpus::chunk::hex;
+use crate::flow::{AskInput, Flow};
+use crate::guards::cache as answers;
+use crate::ports::{Clock, Corpus, Ports};
+use admin::is_admin;
+use ports::WorkerPorts;
 
 /// `Date.now()`: in Workers it advances across I/O, which is what stage timings measure.
-struct JsClock;
+pub struct JsClock;
 
 impl Clock for JsClock {
     fn now_ms(&self) -> f64 {
@@ -48,8 +49,15 @@ async fn fetch(mut req: Request, env: Env, ctx: Context) -> worker::Result<Respo
     let path = req.path();
     let origin = req.headers().get("origin").ok().flatten();
     let preflight = req.method() == Method::Options;
-    let response = if stream::wants_events(&req) && !preflight {
+    let response = if preflight && cors::PUBLIC_ROUTES.contains(&path.as_str()) {
+        // A preflight; `with_cors` adds the headers if the origin is allowed.
+        Response::builder().with_status(204).empty()
+    } else if path == "/ask" && stream::wants_events(&req) {
         stream::ask(req, env.clone(), &ctx, request_id).await
+    } else if path == "/ask" {
+        ask::ask(req, env.clone(), &ctx, request_id).await
+    } else if path == "/search" && req.method() == Method::Get {
+        search::search(req, env.clone(), &ctx, request_id).await
     } else {
         match route(&mut req, &env, &request_id).await {
             Ok(response) => response,
@@ -59,202 +67,22 @@ async fn fetch(mut req: Request, env: Env, ctx: Context) -> worker::Result<Respo
     Ok(with_cors(response, &path, origin.as_deref(), preflight, &env))
 }
 
+/// The routes that run inline: admin, health, and every method not allowed.
 async fn route(req: &mut Request, env: &Env, request_id: &str) -> Result<Response, ApiError> {
-    let path = req.path();
-    if req.method() == Method::Options && cors::PUBLIC_ROUTES.contains(&path.as_str()) {
-        // A preflight; `with_cors` adds the headers if the origin is allowed.
-        return Ok(Response::builder().with_status(204).empty());
-    }
-    match path.as_str() {
-        "/ask" => ask::ask(req, env, request_id, None).await.map(ask::Answered::into_response),
-        "/admin/ingest" if req.method() == Method::Post => admin_ingest(req, env).await,
-        "/admin/spend" if req.method() == Method::Get => admin_spend(req, env).await,
+    match req.path().as_str() {
+        "/admin/ingest" if req.method() == Method::Post => admin::ingest(req, env, request_id).await,
+        "/admin/spend" if req.method() == Method::Get => admin::spend(req, env).await,
         "/admin/spend" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
-        "/admin/spend/release" if req.method() == Method::Post => admin_release(req, env).await,
-        "/admin/cache/pin" if req.method() == Method::Post => admin_pin(req, env).await,
+        "/admin/spend/release" if req.method() == Method::Post => admin::release(req, env).await,
+        "/admin/cache/pin" if req.method() == Method::Post => admin::pin(req, env).await,
         "/admin/ingest" | "/admin/spend/release" | "/admin/cache/pin" => Err(ApiError::MethodNotAllowed { allow: "POST" }),
-        "/admin/audit/verify" if req.method() == Method::Get => admin_verify(req, env).await,
+        "/admin/audit/verify" if req.method() == Method::Get => admin::verify(req, env).await,
         "/admin/audit/verify" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
-        "/search" if req.method() == Method::Get => search::search(req, env, request_id).await,
         "/search" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
-        "/health" if req.method() == Method::Get => health(env).await,
+        "/health" if req.method() == Method::Get => admin::health(env).await,
         "/health" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         _ => Err(ApiError::NotFound),
     }
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct IngestReport {
-    added: Vec<String>,
-    updated: Vec<String>,
-    unchanged: usize,
-    removed: Vec<String>,
-    passages: usize,
-    corpus_version: String,
-    /// The hash of the corpus's vocabulary ("none" without one).
-    vocabulary: String,
-    /// What embedding the changed passages cost (Workers AI engine; 0 locally).
-    embedding_neurons: f64,
-}
-
-async fn admin_ingest(req: &mut Request, env: &Env) -> Result<Response, ApiError> {
-    require_admin(req, env)?;
-    let body = read_json_body(req, MAX_INGEST_BODY).await?;
-    let request = IngestRequest::parse(&body)?;
-    let corpus = D1Corpus::new(env)?;
-    let stored = corpus.stored().await?;
-    let vocabulary = request.vocabulary_after(&corpus.vocabulary().await?);
-    let plan = ingest::plan(&stored, request.passages(), &request.stems(), request.complete, &vocabulary);
-    let config = config(env)?;
-    let embedding_neurons = match config.engine {
-        Engine::Local => 0.0,
-        Engine::WorkersAi => vectors::sync(&ask::workers_ai(env, &config)?, &plan).await?,
-    };
-    corpus.apply(&plan).await?;
-    let ids = |ps: &[crate::corpus::chunk::Passage]| ps.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
-    let report = IngestReport {
-        added: ids(&plan.added),
-        updated: ids(&plan.updated),
-        unchanged: plan.unchanged.len(),
-        passages: stored.len() + plan.added.len() - plan.removed.len(),
-        vocabulary: plan.vocabulary.hash(),
-        removed: plan.removed,
-        corpus_version: plan.version,
-        embedding_neurons,
-    };
-    Ok(json(200, &report))
-}
-
-async fn admin_spend(req: &Request, env: &Env) -> Result<Response, ApiError> {
-    require_admin(req, env)?;
-    let config = config(env)?;
-    let day = spend::utc_day((worker::js_sys::Date::now() / 1000.0) as u64);
-    let ledger = guards::ledger(env, &day, config.daily_cap_neurons(), crate::cost::request_upper_bound(&config)).await?;
-    Ok(json(200, &ledger))
-}
-
-/// `GET /admin/audit/verify`: walks the chain; OK with the row count, or the
-/// first row whose body, hash or place does not check out.
-async fn admin_verify(req: &Request, env: &Env) -> Result<Response, ApiError> {
-    require_admin(req, env)?;
-    let rows = audit::rows(env).await?;
-    let body = match crate::guards::audit::verify(&rows) {
-        Ok(count) => serde_json::json!({ "ok": true, "rows": count }),
-        Err(broken) => serde_json::json!({ "ok": false, "rows": rows.len(), "firstBadRow": broken.seq, "why": broken.why }),
-    };
-    Ok(json(200, &body))
-}
-
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PinRequest {
-    questions: Vec<String>,
-}
-
-/// `POST /admin/cache/pin {"questions": [...]}`: pins the cached answers of these
-/// questions (under the current corpus version and configuration) so they never
-/// expire: the answers served when the day's budget is gone. Questions without a
-/// cached answer are listed as not pinned; ask them first (scripts/warm-cache).
-async fn admin_pin(req: &mut Request, env: &Env) -> Result<Response, ApiError> {
-    require_admin(req, env)?;
-    let body = read_json_body(req, 256 * 1024).await?;
-    let PinRequest { questions } = serde_json::from_slice(&body).map_err(|e| ApiError::BadRequest(format!("pin body: {e}")))?;
-    let config = config(env)?;
-    let version = D1Corpus::new(env)?.version().await?;
-    let keys: Vec<String> = questions.iter().map(|q| crate::guards::cache::key(q, &version, &config)).collect();
-    let pinned = guards::pin(env, &keys).await?;
-    Ok(json(200, &serde_json::json!({ "questions": questions.len(), "pinned": pinned, "corpusVersion": version })))
-}
-
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct ReleaseRequest {
-    request_id: String,
-}
-
-/// `POST /admin/spend/release {"requestId"}`: settles a stuck reservation once.
-async fn admin_release(req: &mut Request, env: &Env) -> Result<Response, ApiError> {
-    require_admin(req, env)?;
-    let body = read_json_body(req, 1024).await?;
-    let ReleaseRequest { request_id } =
-        serde_json::from_slice(&body).map_err(|e| ApiError::BadRequest(format!("release body: {e}")))?;
-    let released = guards::release(env, &request_id, (worker::js_sys::Date::now() / 1000.0) as u64).await?;
-    Ok(json(200, &serde_json::json!({ "requestId": request_id, "released": released })))
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Health {
-    status: &'static str,
-    engine: &'static str,
-    /// The models the engine calls (Workers AI engine only).
-    models: Option<Models>,
-    bindings: Bindings,
-    corpus_version: String,
-    passages: u32,
-    turnstile: TurnstileInfo,
-}
-
-/// What a page needs to render the widget, and whether `/ask` will check it.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct TurnstileInfo {
-    site_key: Option<String>,
-    enforced: bool,
-}
-
-#[derive(Serialize)]
-struct Models {
-    embedding: String,
-    generation: String,
-    judge: String,
-}
-
-#[derive(Serialize)]
-struct Bindings {
-    db: bool,
-    ai: bool,
-    vectorize: bool,
-}
-
-async fn health(env: &Env) -> Result<Response, ApiError> {
-    let config = config(env)?;
-    let corpus = D1Corpus::new(env)?;
-    let models = (config.engine == Engine::WorkersAi).then(|| Models {
-        embedding: config.embedding_model.clone(),
-        generation: config.generation_model.clone(),
-        judge: config.judge_model.clone(),
-    });
-    let health = Health {
-        status: "ok",
-        engine: config.engine.as_str(),
-        models,
-        bindings: Bindings { db: true, ai: ai::from_env(env).is_some(), vectorize: vectorize::from_env(env).is_some() },
-        corpus_version: corpus.version().await?,
-        passages: corpus.passage_count().await?,
-        turnstile: TurnstileInfo { enforced: secret(env, "TURNSTILE_SECRET").is_some(), site_key: config.turnstile_site_key },
-    };
-    Ok(json(200, &health))
-}
-
-/// Admin routes fail closed: no `ADMIN_TOKEN` configured means no admin access.
-fn require_admin(req: &Request, env: &Env) -> Result<(), ApiError> {
-    if secret(env, "ADMIN_TOKEN").is_none() {
-        return Err(ApiError::Misconfigured("the ADMIN_TOKEN secret is not set".into()));
-    }
-    if is_admin(req, env) {
-        Ok(())
-    } else {
-        Err(ApiError::Unauthorized)
-    }
-}
-
-/// True when the request carries the configured admin bearer token.
-fn is_admin(req: &Request, env: &Env) -> bool {
-    let expected = secret(env, "ADMIN_TOKEN").unwrap_or_default();
-    let presented = req.headers().get("authorization").ok().flatten();
-    auth::bearer_matches(presented.as_deref(), &expected)
 }
 
 /// A secret (or, locally, a var of that name); `None` when unset or empty.
@@ -381,15 +209,55 @@ fn random_uuid() -> String {
     format!("{}-{}-{}-{}-{}", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..])
 }
 
-/// Prunes ended rate-limit windows and expired cache rows (cron in wrangler.toml).
+/// Pinned answers asked again per cron run after a deploy changes the build.
+const REVALIDATE_PER_RUN: u32 = 10;
+
+/// The cron: prunes ended rate-limit windows and expired cache rows, rolls up
+/// refused requests into the audit log, prunes audit rows past their
+/// retention, and asks pinned questions again that an older build answered.
 #[event(scheduled)]
 async fn scheduled(_event: worker::ScheduledEvent, env: Env, _ctx: worker::ScheduleContext) {
-    let now = (worker::js_sys::Date::now() / 1000.0) as u64;
-    let result = match config(&env) {
-        Ok(config) => guards::prune(&env, config.rate_limit_window_seconds, now).await,
-        Err(e) => Err(e),
-    };
-    if let Err(e) = result {
-        console_error!("scheduled prune failed: {e}");
+    if let Err(e) = maintain(&env).await {
+        console_error!("scheduled maintenance failed: {e}");
     }
+}
+
+async fn maintain(env: &Env) -> Result<(), ApiError> {
+    let config = config(env)?;
+    let now_ms = worker::js_sys::Date::now();
+    let now = (now_ms / 1000.0) as u64;
+    let window = config.rate_limit_window_seconds;
+    let db = d1::database(env)?;
+    rate_limit::prune(&db, window, now).await?;
+    cache::prune(&db, now).await?;
+    let audit = audit::D1Audit { db: d1::database(env)? };
+    audit.roll_up(crate::guards::rate_limit::window(now, window).start, window).await?;
+    audit.seal().await?;
+    audit.prune((now_ms as u64).saturating_sub(u64::from(config.audit_retention_days) * 86_400_000)).await?;
+    revalidate(env, &config).await
+}
+
+/// Asks pinned questions again whose answers an older build made, pins the
+/// new answers and drops the old rows. An answer that could not be pinned (a
+/// failing model, say) leaves its old row for the next run: a pre-warmed
+/// fallback is never dropped for nothing.
+async fn revalidate(env: &Env, config: &Config) -> Result<(), ApiError> {
+    let db = d1::database(env)?;
+    let build = answers::build_id();
+    let ports = WorkerPorts::new(env, config, worker::js_sys::Date::now() + f64::from(config.request_deadline_ms))?;
+    let flow = Flow { ports: &ports, config };
+    for stale in cache::stale_pins(&db, &build, REVALIDATE_PER_RUN).await? {
+        let request_id = new_request_id();
+        let body = serde_json::to_vec(&serde_json::json!({ "question": stale.question })).unwrap_or_default();
+        let input = AskInput { request_id: &request_id, body: Ok(&body), admin: true, client_ip: None };
+        let finished = flow.ask(&input, &()).await;
+        flow.after(finished.after).await;
+        let version = ports.corpus().state().await?.version;
+        let key = answers::key(&stale.question, &version, config);
+        let pinned = cache::pin(&db, &[(key.clone(), stale.question.clone())], &build).await?;
+        if pinned > 0 && key != stale.key {
+            cache::unpin(&db, &stale.key).await?;
+        }
+    }
+    Ok(())
 }

@@ -10,14 +10,17 @@ use super::js::CallError;
 use super::vectorize::VectorizeBinding;
 use super::within;
 use crate::config::Config;
-use crate::cost::Usage;
-use crate::models::{Embeddings, Message, ModelError, Models, Reply};
+use crate::models::{Embeddings, Message, ModelError, Models, Reply, Reported};
 
 /// The Workers AI engine's bindings.
 pub struct WorkersAi<'a> {
     pub ai: AiBinding,
     pub index: VectorizeBinding,
     pub config: &'a Config,
+    /// When the request's model calls must be done by (`Date.now()` ms): each
+    /// call is bounded by the lesser of `AI_TIMEOUT_MS` and what is left, so a
+    /// request always finishes inside the platform's `waitUntil` window.
+    pub deadline_ms: f64,
 }
 
 #[derive(Serialize)]
@@ -34,18 +37,15 @@ struct ChatOutput {
     usage: Option<TokenUsage>,
 }
 
+/// Usage as Workers AI reports it: a count it leaves out is charged its bound.
 #[derive(Deserialize)]
 pub struct TokenUsage {
-    #[serde(default)]
-    prompt_tokens: u64,
-    #[serde(default)]
-    completion_tokens: u64,
+    prompt_tokens: Option<u64>,
+    completion_tokens: Option<u64>,
 }
 
-impl From<TokenUsage> for Usage {
-    fn from(u: TokenUsage) -> Self {
-        Usage { input_tokens: u.prompt_tokens, output_tokens: u.completion_tokens }
-    }
+fn reported(usage: Option<TokenUsage>) -> Reported {
+    usage.map_or_else(Reported::default, |u| Reported { input_tokens: u.prompt_tokens, output_tokens: u.completion_tokens })
 }
 
 #[derive(Serialize)]
@@ -85,7 +85,11 @@ fn classify(error: CallError) -> ModelError {
 
 impl WorkersAi<'_> {
     async fn bounded<T>(&self, call: impl std::future::Future<Output = Result<T, CallError>>) -> Result<T, ModelError> {
-        match within(self.config.ai_timeout_ms, call).await {
+        let left = self.deadline_ms - worker::js_sys::Date::now();
+        if left <= 0.0 {
+            return Err(ModelError::Timeout);
+        }
+        match within((left as u32).min(self.config.ai_timeout_ms), call).await {
             Some(result) => result.map_err(classify),
             None => Err(ModelError::Timeout),
         }
@@ -98,7 +102,7 @@ impl Models for WorkersAi<'_> {
         if out.data.len() != texts.len() {
             return Err(ModelError::Failed(format!("{} embeddings for {} texts", out.data.len(), texts.len())));
         }
-        Ok(Embeddings { vectors: out.data, usage: out.usage.map(Usage::from) })
+        Ok(Embeddings { vectors: out.data, usage: reported(out.usage) })
     }
 
     async fn chat(&self, model: &str, messages: &[Message], schema: &Value, max_tokens: u32) -> Result<Reply, ModelError> {
@@ -113,7 +117,7 @@ impl Models for WorkersAi<'_> {
             Some(other) => other.to_string(),
             None => return Err(ModelError::Failed("no `response` in the model's answer".into())),
         };
-        Ok(Reply { text, usage: out.usage.map(Usage::from) })
+        Ok(Reply { text, usage: reported(out.usage) })
     }
 
     async fn nearest(&self, vector: &[f32], k: usize) -> Result<Vec<(String, f64)>, ModelError> {

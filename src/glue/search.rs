@@ -1,21 +1,19 @@
-//! `GET /search?q=…&k=…`: retrieval only (ranked passages with scores and
-//! provenance), no generation, behind the same rate limit as `/ask`. On the
-//! Workers AI engine the query's embedding is paid, so it reserves and settles
-//! under the spend cap like any paid call.
+//! `GET /search?q=…&k=…`: parse → run → respond. Retrieval only (ranked
+//! passages with scores and provenance), behind the same rate limit as `/ask`
+//! and, on the Workers AI engine, the same reserve → run → settle path, run
+//! to its end inside `waitUntil` so a hang-up cannot leave a reservation open.
 
+use futures::channel::oneshot;
 use serde::Serialize;
-use worker::{Env, Request, Response};
+use worker::{Context, Env, Request, Response};
 
-use super::ask::{count_request, with_limit_headers, workers_ai};
-use super::d1::D1Corpus;
-use super::{guards, JsClock};
-use crate::config::Engine;
-use crate::cost;
+use super::ask::with_limit_headers;
+use super::ports::WorkerPorts;
 use crate::api::error::ApiError;
-use crate::stages::pipeline::{Corpus, Meter, Pipeline};
 use crate::api::request::SearchRequest;
 use crate::api::response::{Cost, EngineInfo, Retrieved};
-use crate::guards::spend;
+use crate::cost;
+use crate::flow::{Flow, Found, SearchInput};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -29,52 +27,33 @@ struct SearchResponse {
     corpus_version: String,
 }
 
-pub async fn search(req: &Request, env: &Env, request_id: &str) -> Result<Response, ApiError> {
+pub async fn search(req: Request, env: Env, ctx: &Context, request_id: String) -> Response {
+    let (sender, receiver) = oneshot::channel();
+    let id = request_id.clone();
+    ctx.wait_until(async move {
+        let _ = sender.send(run(&req, &env, &id).await);
+    });
+    match receiver.await {
+        Ok(Ok(found)) => {
+            let limits = found.limits;
+            let Found { query, k, results, meter, engine, corpus_version, .. } = found;
+            let cost = Cost { neurons: meter.neurons, usd: cost::usd(meter.neurons), calls: meter.calls };
+            let body = SearchResponse { request_id, query, k, results, engine, cost, corpus_version };
+            with_limit_headers(super::json(200, &body), limits)
+        }
+        Ok(Err(err)) => super::error_response(&err, &request_id),
+        Err(oneshot::Canceled) => super::error_response(&ApiError::Dependency("the search ended without an answer".into()), &request_id),
+    }
+}
+
+async fn run(req: &Request, env: &Env, request_id: &str) -> Result<Found, ApiError> {
     let url = req.url().map_err(|_| ApiError::BadRequest("the URL could not be read".into()))?;
     let pairs: Vec<(String, String)> = url.query_pairs().map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
-    let request = SearchRequest::parse(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
+    let query = SearchRequest::parse(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     let config = super::config(env)?;
-    let k = request.k.unwrap_or(config.top_k);
-    let now = (worker::js_sys::Date::now() / 1000.0) as u64;
-    let decision = if super::is_admin(req, env) {
-        None
-    } else {
-        let client_ip = req.headers().get("cf-connecting-ip").ok().flatten();
-        Some(count_request(env, &config, client_ip.as_deref(), now).await?)
-    };
-    let corpus = D1Corpus::new(env)?;
-    let clock = JsClock;
-    let (found, meter, engine) = match config.engine {
-        Engine::Local => {
-            let (found, meter) = Pipeline::local(&corpus, &clock, &config).search(&request.query, k).await?;
-            (found, meter, EngineInfo { ai: "local", index: "fts-only" })
-        }
-        Engine::WorkersAi => {
-            let models = workers_ai(env, &config)?;
-            let amount = cost::search_upper_bound(&config);
-            if !guards::reserve(env, &spend::utc_day(now), request_id, amount, config.daily_cap_neurons()).await? {
-                return Err(ApiError::BudgetExhausted);
-            }
-            let pipeline = Pipeline { corpus: &corpus, clock: &clock, config: &config, models: Some(&models) };
-            let outcome = pipeline.search(&request.query, k).await;
-            let charged = outcome.as_ref().map_or(amount, |(_, meter)| meter.neurons);
-            if let Err(e) = guards::settle(env, request_id, charged, now).await {
-                worker::console_error!("{request_id} search settle failed: {e}");
-            }
-            let (found, meter) = outcome?;
-            (found, meter, EngineInfo { ai: "workers-ai", index: "vectorize" })
-        }
-    };
-    let results = found.map_err(|e| ApiError::Dependency(format!("search model: {e}")))?;
-    let Meter { calls, neurons } = meter;
-    let body = SearchResponse {
-        request_id: request_id.to_string(),
-        query: request.query,
-        k,
-        results,
-        engine,
-        cost: Cost { neurons, usd: cost::usd(neurons), calls },
-        corpus_version: corpus.version().await?,
-    };
-    Ok(with_limit_headers(super::json(200, &body), decision))
+    let ports = WorkerPorts::new(env, &config, worker::js_sys::Date::now() + f64::from(config.request_deadline_ms))?;
+    let admin = super::is_admin(req, env);
+    let client_ip = req.headers().get("cf-connecting-ip").ok().flatten();
+    let flow = Flow { ports: &ports, config: &config };
+    flow.search(SearchInput { request_id, query, admin, client_ip: client_ip.as_deref() }).await
 }

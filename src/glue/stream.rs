@@ -3,23 +3,22 @@
 //! `AskResponse` exactly as the JSON answer would (or one `error` event if a
 //! dependency fails once the stream has begun).
 //!
-//! The request runs in `wait_until`, not inside the response stream: a client
-//! that hangs up mid-answer must not cancel the settle of its spend reservation,
-//! the cache write or the audit record. Until the guards have let the request
-//! through, nothing is sent, so a 400, 403, 429 or 503 is still a plain JSON
-//! error with its status and headers.
+//! The request runs in `waitUntil` like every `/ask` ([`super::ask::run`]).
+//! Until the guards have let it through, nothing is sent, so a 400, 403, 429
+//! or 503 is still a plain JSON error with its status and headers.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 
 use futures::channel::{mpsc, oneshot};
 use futures::StreamExt;
 use serde::Serialize;
 use worker::{Context, Env, Headers, Request, Response};
 
-use super::ask::{self, Answer, Answered};
+use super::ask::{self, with_limit_headers};
 use crate::api::error::ApiError;
-use crate::guards::rate_limit::Decision;
 use crate::api::response::{ErrorBody, Stage};
+use crate::flow::{Answered, Progress};
+use crate::guards::rate_limit::Decision;
 
 /// Whether the request asks for the streamed form.
 pub fn wants_events(req: &Request) -> bool {
@@ -31,40 +30,30 @@ pub fn wants_events(req: &Request) -> bool {
 type Admission = Result<Option<Decision>, ApiError>;
 
 /// Where the running request sends its events.
-pub struct Live {
+struct Live {
     events: mpsc::UnboundedSender<String>,
     /// Fired once: the guards passed (stream, with these limits) or an error came first.
     admitted: RefCell<Option<oneshot::Sender<Admission>>>,
-    /// Stage events sent so far.
-    sent: Cell<usize>,
 }
 
-impl Live {
-    pub fn stage(&self, stage: &Stage) {
+impl Progress for Live {
+    fn stage(&self, stage: &Stage) {
         self.send("stage", stage);
-        self.sent.set(self.sent.get() + 1);
     }
 
-    /// The guards let the request through: the response starts streaming.
-    pub fn start(&self, limits: Option<Decision>) {
+    fn admitted(&self, limits: Option<Decision>) {
         if let Some(admitted) = self.admitted.take() {
             let _ = admitted.send(Ok(limits));
         }
     }
+}
 
-    /// The last events. Stages the response holds but no event announced yet
-    /// (a cache hit's stored stages) go first, so the events always equal
-    /// `result.stages`.
+impl Live {
+    /// The last event: the result, or the error (as JSON if nothing was streamed yet).
     fn finish(&self, result: Result<Answered, ApiError>, request_id: &str) {
         match result {
             Ok(answered) => {
-                // A fresh answer's stages were all announced live; a served one adds its stored stages.
-                if let Answer::Served(served) = &answered.answer {
-                    for stage in served["stages"].as_array().into_iter().flatten().skip(self.sent.get()) {
-                        self.send("stage", stage);
-                    }
-                }
-                self.start(answered.limits);
+                self.admitted(answered.limits);
                 self.send("result", &answered.answer);
             }
             Err(err) => match self.admitted.take() {
@@ -91,16 +80,14 @@ impl Live {
 pub async fn ask(req: Request, env: Env, ctx: &Context, request_id: String) -> Response {
     let (events, received) = mpsc::unbounded();
     let (admitted, admission) = oneshot::channel();
-    let live = Live { events, admitted: RefCell::new(Some(admitted)), sent: Cell::new(0) };
+    let live = Live { events, admitted: RefCell::new(Some(admitted)) };
     let id = request_id.clone();
     ctx.wait_until(async move {
-        let mut req = req;
-        let result = ask::ask(&mut req, &env, &id, Some(&live)).await;
-        live.finish(result, &id);
+        ask::run(req, env, id.clone(), &live, |result| live.finish(result, &id)).await;
     });
     let err = match admission.await {
         Ok(Ok(limits)) => match event_stream(received) {
-            Ok(response) => return ask::with_limit_headers(response, limits),
+            Ok(response) => return with_limit_headers(response, limits),
             Err(e) => ApiError::Dependency(format!("event stream: {e}")),
         },
         Ok(Err(err)) => err,

@@ -1,14 +1,28 @@
-//! Siteverify over the network: bounded in time, one retry on `internal-error`
-//! with the same idempotency key, fail closed on anything unreadable.
+//! [`Verifier`] over siteverify: bounded in time, one retry on
+//! `internal-error` with the same idempotency key, fail closed on anything
+//! unreadable.
 
 use worker::{AbortController, Fetch, Headers, Method, Request, RequestInit};
 
-use crate::config::Config;
 use crate::api::error::ApiError;
+use crate::config::Config;
 use crate::guards::turnstile::{self, Outcome, Siteverify};
+use crate::ports::Verifier;
+
+/// Siteverify, with the configured secret.
+pub struct Turnstile<'a> {
+    pub config: &'a Config,
+    pub secret: String,
+}
+
+impl Verifier for Turnstile<'_> {
+    async fn verify(&self, token: &str, client_ip: Option<&str>) -> Result<(), ApiError> {
+        verify(self.config, &self.secret, token, client_ip).await
+    }
+}
 
 /// Verifies `token`; `Ok(())` only when siteverify says so.
-pub async fn verify(config: &Config, secret: &str, token: &str, remote_ip: Option<&str>) -> Result<(), ApiError> {
+async fn verify(config: &Config, secret: &str, token: &str, remote_ip: Option<&str>) -> Result<(), ApiError> {
     let idempotency_key = super::random_uuid();
     let body = turnstile::form_body(secret, token, remote_ip, &idempotency_key);
     let mut retried = false;

@@ -60,8 +60,8 @@ pub async fn sync(models: &WorkersAi<'_>, plan: &IngestPlan) -> Result<f64, ApiE
     for batch in changed.chunks(EMBED_BATCH) {
         let texts: Vec<String> = batch.iter().map(|p| format!("{}\n{}", p.section, p.text)).collect();
         let embedded = models.embed(&texts).await.map_err(|e| unavailable("embedding", e.to_string()))?;
-        let bound = Usage { input_tokens: texts.iter().map(|t| t.chars().count() as u64).sum(), output_tokens: 0 };
-        neurons += cost::neurons(cost::price(models.config, &models.config.embedding_model), embedded.usage.unwrap_or(bound));
+        let bound = texts.iter().map(|t| cost::embed_bound(t)).fold(Usage::default(), |a, b| Usage { input_tokens: a.input_tokens + b.input_tokens, output_tokens: 0 });
+        neurons += cost::neurons(cost::price(models.config, &models.config.embedding_model), embedded.usage.or_bound(bound));
         if let Some(v) = embedded.vectors.iter().find(|v| v.len() != expected) {
             return Err(ApiError::Misconfigured(format!(
                 "{} returned {} dimensions; EMBEDDING_DIMENSIONS is {expected}",

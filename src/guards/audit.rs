@@ -6,7 +6,10 @@
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::api::response::{wire_name as wire, AskResponse};
 use crate::corpus::chunk::hex;
+
+
 
 /// The hash that precedes the first row.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -33,6 +36,40 @@ pub struct Record {
 }
 
 impl Record {
+    /// The record of a request admitted at `time` (unix ms), before its outcome is known.
+    pub fn admitted(request_id: &str, time: u64, client_key: Option<String>, question_hash: Option<String>) -> Record {
+        Record {
+            request_id: request_id.to_string(),
+            time,
+            client_key,
+            question_hash,
+            outcome: "error".into(),
+            reason: None,
+            groundedness: None,
+            passages: Vec::new(),
+            neurons: 0.0,
+            stages: Vec::new(),
+        }
+    }
+
+    /// What the audit keeps of an answer, fresh or served from the cache.
+    pub fn answered(mut self, answer: &AskResponse) -> Record {
+        self.outcome = wire(answer.status);
+        self.reason = answer.reason.map(wire);
+        self.groundedness = answer.groundedness.as_ref().map(|g| g.mean);
+        self.passages = answer.citations.iter().map(|c| c.passage_id.clone()).collect();
+        self.neurons = answer.cost.neurons;
+        self.stages = answer.stages.iter().map(|s| format!("{}:{}", wire(s.name), wire(s.status))).collect();
+        self
+    }
+
+    /// An admitted request that ended in an error, by its stable code.
+    pub fn failed(mut self, code: &str) -> Record {
+        self.outcome = "error".into();
+        self.reason = Some(code.to_string());
+        self
+    }
+
     /// Canonical JSON: keys sorted (serde_json's map is ordered), no whitespace.
     pub fn canonical(&self) -> String {
         // Serializing plain data into a Value cannot fail.
@@ -65,23 +102,86 @@ pub struct Break {
     pub why: String,
 }
 
-/// Walks rows in `seq` order; `Ok(count)` when every row chains to the one before.
-pub fn verify(rows: &[Row]) -> Result<usize, Break> {
-    let mut expected_prev = GENESIS.to_string();
-    for (i, row) in rows.iter().enumerate() {
-        let expected_seq = i as u64 + 1;
-        if row.seq != expected_seq {
-            return Err(Break { seq: row.seq, why: format!("row {expected_seq} is missing") });
-        }
-        if row.prev_hash != expected_prev {
-            return Err(Break { seq: row.seq, why: "prev_hash does not match the previous row's hash".into() });
-        }
-        if chain_hash(&row.prev_hash, &row.body) != row.hash {
-            return Err(Break { seq: row.seq, why: "hash does not match the row's body".into() });
-        }
-        expected_prev = row.hash.clone();
+/// Where a walk of the chain starts: the genesis, or the checkpoint the
+/// retention prune left (the last pruned row's seq and hash).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Checkpoint {
+    pub seq: u64,
+    pub hash: String,
+}
+
+impl Checkpoint {
+    pub fn genesis() -> Checkpoint {
+        Checkpoint { seq: 0, hash: GENESIS.to_string() }
     }
-    Ok(rows.len())
+}
+
+/// A walk of the chain, page by page, so verification never holds every row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Walk {
+    last: Checkpoint,
+    rows: usize,
+}
+
+impl Walk {
+    pub fn from(start: Checkpoint) -> Walk {
+        Walk { last: start, rows: 0 }
+    }
+
+    /// The seq the next page starts after.
+    pub fn after(&self) -> u64 {
+        self.last.seq
+    }
+
+    /// Rows walked so far.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Checks the next rows, in `seq` order: each must come next, chain to the
+    /// one before and hash its body.
+    pub fn feed(&mut self, rows: &[Row]) -> Result<(), Break> {
+        for row in rows {
+            let expected_seq = self.last.seq + 1;
+            if row.seq != expected_seq {
+                return Err(Break { seq: row.seq, why: format!("row {expected_seq} is missing") });
+            }
+            if row.prev_hash != self.last.hash {
+                return Err(Break { seq: row.seq, why: "prev_hash does not match the previous row's hash".into() });
+            }
+            if chain_hash(&row.prev_hash, &row.body) != row.hash {
+                return Err(Break { seq: row.seq, why: "hash does not match the row's body".into() });
+            }
+            self.last = Checkpoint { seq: row.seq, hash: row.hash.clone() };
+            self.rows += 1;
+        }
+        Ok(())
+    }
+}
+
+/// Walks rows in `seq` order from the genesis; `Ok(count)` when every row
+/// chains to the one before.
+pub fn verify(rows: &[Row]) -> Result<usize, Break> {
+    let mut walk = Walk::from(Checkpoint::genesis());
+    walk.feed(rows)?;
+    Ok(walk.rows())
+}
+
+/// The audit row of one window's requests refused before admission: how many,
+/// by error code (canonical JSON, like a [`Record`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rejections {
+    /// Unix seconds.
+    pub window_start: u64,
+    pub window_seconds: u64,
+    pub rejected: std::collections::BTreeMap<String, u64>,
+}
+
+impl Rejections {
+    pub fn canonical(&self) -> String {
+        serde_json::to_value(self).map(|v| v.to_string()).unwrap_or_default()
+    }
 }
 
 #[cfg(test)]
@@ -138,5 +238,18 @@ mod tests {
         let mut last_gone = chain(4);
         last_gone.pop();
         assert_eq!(verify(&last_gone), Ok(3), "a truncated tail is a shorter, valid chain");
+    }
+
+    /// After a retention prune the chain verifies from its checkpoint, page by page.
+    #[test]
+    fn a_pruned_chain_verifies_from_its_checkpoint() {
+        let rows = chain(6);
+        let mut walk = Walk::from(Checkpoint { seq: 2, hash: rows[1].hash.clone() });
+        walk.feed(&rows[2..4]).unwrap();
+        assert_eq!(walk.after(), 4);
+        walk.feed(&rows[4..]).unwrap();
+        assert_eq!(walk.rows(), 4);
+        let mut wrong = Walk::from(Checkpoint { seq: 2, hash: GENESIS.into() });
+        assert_eq!(wrong.feed(&rows[2..]).unwrap_err().seq, 3);
     }
 }

@@ -2,13 +2,18 @@
 //! how a stored answer is served again. The glue keeps two tiers: the Cache API
 //! (per location, fast) in front of a D1 table (durable, with TTL and pinned rows).
 
-use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::corpus::chunk::hex;
+use crate::api::response::{AskResponse, CacheInfo, Cost, Reason, Stage, Status, Tier};
 use crate::config::Config;
-use crate::stages::pipeline::ANSWERING_STAGES;
-use crate::api::response::{Reason, Stage, Status};
+use crate::corpus::chunk::hex;
+
+/// This build's answering rules: the crate's version and the tokenizer and
+/// scoring rules' version. Part of every cache key, so a deploy that changes
+/// how answers are made never serves answers made the old way.
+pub fn build_id() -> String {
+    format!("{}+rules.{}", env!("CARGO_PKG_VERSION"), crate::text::RULES_VERSION)
+}
 
 /// The question as the cache sees it: lowercase, single spaces, no trailing
 /// punctuation. "How much is a Day Pass?" and "how much is a day pass" share a key.
@@ -18,11 +23,12 @@ pub fn normalize_question(question: &str) -> String {
     squashed.trim_end_matches(['?', '!', '.', ' ']).to_string()
 }
 
-/// SHA-256 over the normalized question, the corpus version and every setting
-/// that changes answers, so a new corpus or threshold never serves a stale answer.
+/// SHA-256 over the normalized question, the corpus version, this build's
+/// rules ([`build_id`]) and every setting that changes answers, so a new
+/// corpus, deploy or threshold never serves a stale answer.
 pub fn key(question: &str, corpus_version: &str, config: &Config) -> String {
     let mut hasher = Sha256::new();
-    for part in [normalize_question(question), corpus_version.to_string(), config.answer_fingerprint()] {
+    for part in [normalize_question(question), corpus_version.to_string(), build_id(), config.answer_fingerprint()] {
         hasher.update(part.as_bytes());
         hasher.update([0u8]);
     }
@@ -39,47 +45,23 @@ pub fn cacheable(status: Status, reason: Option<Reason>) -> bool {
     }
 }
 
-/// Which tier served a hit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tier {
-    Edge,
-    D1,
-}
-
-impl Tier {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Tier::Edge => "edge",
-            Tier::D1 => "d1",
-        }
-    }
-}
-
-/// A stored `AskResponse` served for a new request: its own request id, the
-/// stages this request ran (guards and the cache hit) followed by the stored
+/// A stored answer served for a new request: its own request id, the stages
+/// this request ran (guards and the cache hit) followed by the stored
 /// answering stages (the stored guard stages belonged to another request),
-/// `cache.hit = true`, and a cost of nothing (this request made no paid call). `None` if the stored JSON is not a
-/// response object (treated as a miss).
-pub fn serve(stored: &str, request_id: &str, stages_run: &[Stage], tier: Tier) -> Option<Value> {
-    let mut response: Value = serde_json::from_str(stored).ok()?;
-    let object = response.as_object_mut()?;
-    let stored_stages = object.get("stages")?.as_array()?.clone();
-    let answering = stored_stages
-        .into_iter()
-        .filter(|s| s.get("name").and_then(Value::as_str).is_some_and(|n| ANSWERING_STAGES.contains(&n)));
-    let mut stages: Vec<Value> = stages_run.iter().filter_map(|s| serde_json::to_value(s).ok()).collect();
-    stages.extend(answering);
-    object.insert("requestId".into(), Value::from(request_id));
-    object.insert("stages".into(), Value::from(stages));
-    object.insert("cache".into(), serde_json::json!({ "hit": true, "tier": tier.as_str() }));
-    object.insert("cost".into(), serde_json::json!({ "neurons": 0.0, "usd": 0.0, "calls": 0 }));
-    Some(response)
+/// `cache.hit` with its tier, and a cost of nothing (no paid call was made).
+pub fn serve(mut stored: AskResponse, request_id: &str, stages_run: &[Stage], tier: Tier) -> AskResponse {
+    let answering = stored.stages.into_iter().filter(|s| s.name.is_answering());
+    stored.stages = stages_run.iter().cloned().chain(answering).collect();
+    stored.request_id = request_id.to_string();
+    stored.cache = CacheInfo { hit: true, tier: Some(tier) };
+    stored.cost = Cost { neurons: 0.0, usd: 0.0, calls: 0 };
+    stored
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::response::StageStatus;
+    use crate::api::response::{EngineInfo, StageName, StageStatus};
 
     #[test]
     fn equivalent_questions_share_a_key() {
@@ -101,17 +83,36 @@ mod tests {
         assert!(!cacheable(Status::Blocked, None));
     }
 
+    fn stage(name: StageName) -> Stage {
+        Stage { name, status: StageStatus::Passed, ms: 1, detail: String::new() }
+    }
+
+    /// A hit keeps the stored answer, with this request's id, guard stages and no cost.
     #[test]
     fn a_hit_gets_its_own_id_and_stages() {
-        let stored = r#"{"requestId":"old","status":"answered","stages":[{"name":"validate"},{"name":"turnstile"},{"name":"cache"},{"name":"retrieve"},{"name":"gate","status":"passed"}],"cache":{"hit":false},"cost":{"neurons":59.1,"usd":0.0007,"calls":4}}"#;
-        let run = [Stage { name: "cache", status: StageStatus::Passed, ms: 1, detail: "hit".into() }];
-        let served = serve(stored, "new", &run, Tier::D1).unwrap();
-        assert_eq!(served["requestId"], "new");
-        assert_eq!(served["cache"], serde_json::json!({"hit": true, "tier": "d1"}));
-        assert_eq!(served["cost"]["calls"], 0);
-        let names: Vec<&str> = served["stages"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
-        assert_eq!(names, ["cache", "retrieve", "gate"]);
-        assert!(serve("not json", "x", &run, Tier::Edge).is_none());
-        assert!(serve("[1]", "x", &run, Tier::Edge).is_none());
+        let stored = AskResponse {
+            request_id: "old".into(),
+            status: Status::Answered,
+            reason: None,
+            answer: Some("A Day Pass costs $35.".into()),
+            citations: vec![],
+            claims: vec![],
+            groundedness: None,
+            retrieval: vec![],
+            stages: [StageName::Validate, StageName::Turnstile, StageName::Cache, StageName::Retrieve, StageName::Gate].map(stage).to_vec(),
+            cache: CacheInfo { hit: false, tier: None },
+            cost: Cost { neurons: 59.1, usd: 0.0007, calls: 4 },
+            engine: EngineInfo::LOCAL,
+            corpus_version: "v1".into(),
+        };
+        let round_trip: AskResponse = serde_json::from_str(&serde_json::to_string(&stored).unwrap()).unwrap();
+        assert_eq!(round_trip, stored, "an answer survives the cache unchanged");
+        let served = serve(stored.clone(), "new", &[stage(StageName::Cache)], Tier::D1);
+        assert_eq!(served.request_id, "new");
+        assert_eq!(served.cache, CacheInfo { hit: true, tier: Some(Tier::D1) });
+        assert_eq!(served.cost.calls, 0);
+        assert_eq!(served.stages.iter().map(|s| s.name).collect::<Vec<_>>(), [StageName::Cache, StageName::Retrieve, StageName::Gate]);
+        assert_eq!(served.answer, stored.answer);
+        assert_eq!(serde_json::to_value(&served).unwrap()["cache"], serde_json::json!({"hit": true, "tier": "d1"}));
     }
 }

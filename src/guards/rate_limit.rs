@@ -8,12 +8,26 @@ use sha2::Sha256;
 
 use crate::corpus::chunk::hex;
 
-/// HMAC-SHA256(key, client IP) in hex: the only form in which a client is stored.
+/// HMAC-SHA256(key, client network) in hex: the only form in which a client
+/// is stored. The network is the IPv4 address, or the IPv6 address's /64: a
+/// single IPv6 client holds a whole /64 and could otherwise rotate through it.
 pub fn client_key(hash_key: &[u8], ip: &str) -> String {
     // HMAC accepts keys of any length, so `new_from_slice` cannot fail.
     let mut mac = Hmac::<Sha256>::new_from_slice(hash_key).expect("HMAC takes any key length");
-    mac.update(ip.as_bytes());
+    mac.update(network(ip).as_bytes());
     hex(&mac.finalize().into_bytes())
+}
+
+/// The network a client is counted by: an IPv6 address's first four groups.
+fn network(ip: &str) -> String {
+    match ip.trim().parse::<std::net::Ipv6Addr>() {
+        Ok(v6) if v6.to_ipv4_mapped().is_none() => {
+            let s = v6.segments();
+            format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+        }
+        Ok(mapped) => mapped.to_ipv4_mapped().map_or_else(|| ip.to_string(), |v4| v4.to_string()),
+        Err(_) => ip.trim().to_string(),
+    }
 }
 
 /// A fixed window: where it started and how long until it ends (seconds).
@@ -74,6 +88,16 @@ mod tests {
         assert_eq!(a, client_key(b"k1", "203.0.113.9"));
         assert_ne!(a, client_key(b"k2", "203.0.113.9"));
         assert!(!a.contains("203"));
+    }
+
+    /// An IPv6 client is one client across its /64; another /64 is another.
+    #[test]
+    fn ipv6_clients_are_keyed_by_their_64() {
+        let key = |ip: &str| client_key(b"k", ip);
+        assert_eq!(key("2001:db8:1:2::1"), key("2001:db8:1:2:ffff:ffff:ffff:ffff"));
+        assert_ne!(key("2001:db8:1:2::1"), key("2001:db8:1:3::1"));
+        assert_eq!(key("::ffff:203.0.113.9"), key("203.0.113.9"), "a mapped IPv4 is that IPv4");
+        assert_ne!(key("203.0.113.9"), key("203.0.113.10"));
     }
 
     #[test]

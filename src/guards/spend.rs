@@ -28,9 +28,13 @@ pub struct Ledger {
     pub day: String,
     pub cap_neurons: f64,
     pub cap_usd: f64,
+    /// One client's share of the cap (`DAILY_CLIENT_SHARE`).
+    pub client_cap_neurons: f64,
     pub reserved_neurons: f64,
     pub spent_neurons: f64,
     pub spent_usd: f64,
+    /// Of what was spent, the embeddings of ingests (a line of their own).
+    pub ingest_neurons: f64,
     pub requests: u32,
     /// What each Workers AI request reserves (its upper bound).
     pub request_bound_neurons: f64,

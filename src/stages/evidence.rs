@@ -30,7 +30,7 @@ impl Focus {
     /// Weights each term by `ln(1 + N / (df + 0.5))`, N the passage count, so a
     /// term in every passage weighs little and an unseen one the most. Numbers are
     /// left out: "6:00" must not be matched by "6 monitors"; quantities are checked
-    /// by [`crate::intent`] and the sanity caps instead.
+    /// by [`crate::stages::question`] and the sanity caps instead.
     pub fn new(terms: &[(String, String)], doc_freqs: &[u32], total_passages: u32) -> Focus {
         let n = f64::from(total_passages.max(1));
         let terms = terms

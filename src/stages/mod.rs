@@ -16,7 +16,7 @@ pub mod retrieve;
 pub mod screen;
 pub mod support;
 
-use crate::api::response::{Stage, StageStatus};
+use crate::api::response::{Stage, StageName, StageStatus};
 
 #[derive(Default)]
 pub struct Stages<'a> {
@@ -36,7 +36,7 @@ impl<'a> Stages<'a> {
     }
 
     /// Records a stage that ran from `started_ms` to `now_ms` (milliseconds of one clock).
-    pub fn finish(&mut self, name: &'static str, status: StageStatus, started_ms: f64, now_ms: f64, detail: String) {
+    pub fn finish(&mut self, name: StageName, status: StageStatus, started_ms: f64, now_ms: f64, detail: String) {
         let stage = Stage::timed(name, status, started_ms, now_ms, detail);
         if let Some(observer) = self.observer {
             observer(&stage);
@@ -64,10 +64,10 @@ mod tests {
         let seen = RefCell::new(Vec::new());
         let observer = |s: &Stage| seen.borrow_mut().push(s.name);
         let mut stages = Stages::observed(&observer);
-        stages.finish("validate", StageStatus::Passed, 10.0, 12.4, String::new());
-        assert_eq!(*seen.borrow(), ["validate"], "reported before the next stage starts");
-        stages.finish("turnstile", StageStatus::Skipped, 12.0, 11.0, String::new());
-        assert_eq!(*seen.borrow(), ["validate", "turnstile"]);
+        stages.finish(StageName::Validate, StageStatus::Passed, 10.0, 12.4, String::new());
+        assert_eq!(*seen.borrow(), [StageName::Validate], "reported before the next stage starts");
+        stages.finish(StageName::Turnstile, StageStatus::Skipped, 12.0, 11.0, String::new());
+        assert_eq!(*seen.borrow(), [StageName::Validate, StageName::Turnstile]);
         let done = stages.into_vec();
         assert_eq!(done.iter().map(|s| s.ms).collect::<Vec<_>>(), [2, 0], "rounded, never negative");
     }

@@ -23,7 +23,7 @@ use crate::models::{Message, ModelError, Models, NoModels};
 use crate::stages::prompts;
 use crate::stages::question::Ask;
 use crate::api::response::{
-    AskResponse, CacheInfo, Citation, Claim, Cost, EngineInfo, Groundedness, Reason, Retrieved,
+    AskResponse, CacheInfo, Citation, Claim, Cost, EngineInfo, Groundedness, Reason, Retrieved, StageName,
     StageStatus, Status,
 };
 use crate::stages::retrieve::{self, Hit};
@@ -32,9 +32,7 @@ use crate::stages::Stages;
 use crate::stages::support::{self, ClaimCheck};
 use crate::text;
 use crate::corpus::vocabulary::Vocabulary;
-
-/// The stages [`Pipeline::run`] adds, in order; everything before them is a guard.
-pub const ANSWERING_STAGES: &[&str] = &["screen", "retrieve", "evidence", "generate", "decompose", "entail", "sanity", "gate"];
+use crate::ports::{Clock, Corpus, CorpusState};
 
 /// Content-word overlap below which a judged claim is capped: the judge cited
 /// passages that share almost nothing with the claim.
@@ -67,25 +65,6 @@ pub struct Lookup {
     pub doc_freqs: Vec<u32>,
     /// Best passages for the match expression, best first.
     pub hits: Vec<StoredHit>,
-}
-
-/// The passage store the pipeline reads (D1 in the worker, memory in tests).
-#[allow(async_fn_in_trait)] // Single-threaded wasm: no Send bound is wanted.
-pub trait Corpus {
-    /// The current corpus version.
-    async fn version(&self) -> Result<String, ApiError>;
-    /// Document frequencies of `terms` and the top `k` passages for `expression`
-    /// (an FTS5 match expression), in one round trip.
-    async fn lookup(&self, terms: &[String], expression: &str, k: usize) -> Result<Lookup, ApiError>;
-    /// The passages with these ids (any order; unknown ids are left out).
-    async fn passages(&self, ids: &[String]) -> Result<Vec<StoredHit>, ApiError>;
-    /// The corpus's vocabulary (its synonyms), empty when it ships none.
-    async fn vocabulary(&self) -> Result<Vocabulary, ApiError>;
-}
-
-/// Milliseconds since some fixed point; injected so tests are deterministic.
-pub trait Clock {
-    fn now_ms(&self) -> f64;
 }
 
 /// One question through the answering stages.
@@ -131,13 +110,13 @@ enum Ending {
 impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
     /// Runs the stages after the guards. `stages` holds the guards' finished stages.
     /// `Err` only for a failing store (D1); model failures are refusals.
-    pub async fn run(&self, request_id: &str, question: &str, corpus_version: &str, stages: Stages<'_>) -> Result<AskResponse, ApiError> {
+    pub async fn run(&self, request_id: &str, question: &str, corpus: &CorpusState, stages: Stages<'_>) -> Result<AskResponse, ApiError> {
         let mut findings = Findings { stages, ..Findings::default() };
-        let ending = self.stages(question, &mut findings).await?;
-        Ok(self.response(request_id, corpus_version, findings, ending))
+        let ending = self.stages(question, &corpus.vocabulary, &mut findings).await?;
+        Ok(self.response(request_id, &corpus.version, findings, ending))
     }
 
-    async fn stages(&self, question: &str, f: &mut Findings<'_>) -> Result<Ending, ApiError> {
+    async fn stages(&self, question: &str, vocabulary: &Vocabulary, f: &mut Findings<'_>) -> Result<Ending, ApiError> {
         // screen: zero cost, before anything is looked up
         let started = self.clock.now_ms();
         if let Screen::Blocked(block, matched) = screen::check(question) {
@@ -145,25 +124,25 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
                 Block::Injection => (Reason::Injection, "prompt injection"),
                 Block::OffTopic => (Reason::OffTopic, "off topic"),
             };
-            self.finish(&mut f.stages, "screen", StageStatus::Blocked, started, format!("{what}: matched \"{matched}\""));
+            self.finish(&mut f.stages, StageName::Screen, StageStatus::Blocked, started, format!("{what}: matched \"{matched}\""));
             return Ok(Ending::Blocked(reason));
         }
-        self.finish(&mut f.stages, "screen", StageStatus::Passed, started, "no injection or off-topic pattern".into());
+        self.finish(&mut f.stages, StageName::Screen, StageStatus::Passed, started, "no injection or off-topic pattern".into());
 
         // retrieve
         let started = self.clock.now_ms();
-        let ask = Ask::parse(question, &self.corpus.vocabulary().await?);
+        let ask = Ask::parse(question, vocabulary);
         let keyed = &ask.focus;
         let Retrieval { lookup, vector, hits, lexical_count } = match self.retrieve(question, keyed, self.config.top_k, &mut f.meter).await? {
             Ok(retrieval) => retrieval,
-            Err(e) => return Ok(self.model_failed(f, "retrieve", started, &e)),
+            Err(e) => return Ok(self.model_failed(f, StageName::Retrieve, started, &e)),
         };
         f.retrieval = hits.iter().map(retrieved).collect();
         let detail = match &vector {
             Some(v) => format!("{} passages: {lexical_count} by BM25, {} by vector, fused by reciprocal rank", hits.len(), v.len()),
             None => format!("{} passages by BM25 over {} question terms", hits.len(), keyed.len()),
         };
-        self.finish(&mut f.stages, "retrieve", StageStatus::Passed, started, detail);
+        self.finish(&mut f.stages, StageName::Retrieve, StageStatus::Passed, started, detail);
 
         // evidence gate
         let started = self.clock.now_ms();
@@ -174,12 +153,12 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         };
         match verdict {
             Evidence::Insufficient { why, .. } => {
-                self.finish(&mut f.stages, "evidence", StageStatus::Refused, started, why);
+                self.finish(&mut f.stages, StageName::Evidence, StageStatus::Refused, started, why);
                 return Ok(Ending::Refused(Reason::NoEvidence));
             }
             Evidence::Sufficient { coverage } => {
                 let detail = format!("the passages cover {:.0}% of the question", coverage * 100.0);
-                self.finish(&mut f.stages, "evidence", StageStatus::Passed, started, detail);
+                self.finish(&mut f.stages, StageName::Evidence, StageStatus::Passed, started, detail);
             }
         }
 
@@ -212,7 +191,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             verdict.mean, self.config.gate_min_mean, verdict.min, self.config.gate_min_claim, verdict.coverage, self.config.answer_min_coverage
         );
         let Some(failure) = verdict.failure else {
-            self.finish(&mut f.stages, "gate", StageStatus::Passed, started, format!("{gate_detail}; answers the question"));
+            self.finish(&mut f.stages, StageName::Gate, StageStatus::Passed, started, format!("{gate_detail}; answers the question"));
             return Ok(Ending::Answered(answer_text));
         };
         let (reason, detail) = match failure {
@@ -223,16 +202,16 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             ),
             GateFailure::BelowThreshold => (Reason::BelowThreshold, gate_detail),
         };
-        self.finish(&mut f.stages, "gate", StageStatus::Refused, started, detail);
+        self.finish(&mut f.stages, StageName::Gate, StageStatus::Refused, started, detail);
         Ok(Ending::Refused(reason))
     }
 
     /// Retrieval only (`GET /search`): the `k` best passages, fused as `/ask`
     /// fuses them, with what the lookup cost. `Err` for a failing store; a
     /// failing model is `Ok(Err(..))`.
-    pub async fn search(&self, query: &str, k: usize) -> Result<(Result<Vec<Retrieved>, ModelError>, Meter), ApiError> {
+    pub async fn search(&self, query: &str, vocabulary: &Vocabulary, k: usize) -> Result<(Result<Vec<Retrieved>, ModelError>, Meter), ApiError> {
         let mut meter = Meter::default();
-        let ask = Ask::parse(query, &self.corpus.vocabulary().await?);
+        let ask = Ask::parse(query, vocabulary);
         let found = self.retrieve(query, &ask.focus, k, &mut meter).await?;
         Ok((found.map(|r| r.hits.iter().map(retrieved).collect()), meter))
     }
@@ -264,11 +243,11 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         let answer_text = answer::compose(&quotes);
         let from: Vec<&str> = quotes.iter().map(|q| q.passage_id.as_str()).collect();
         let detail = format!("extractive: quoted {} sentences from {}", quotes.len(), from.join(", "));
-        self.finish(&mut f.stages, "generate", StageStatus::Passed, started, detail);
+        self.finish(&mut f.stages, StageName::Generate, StageStatus::Passed, started, detail);
 
         let started = self.clock.now_ms();
         let claims: Vec<&str> = quotes.iter().map(|q| q.sentence.as_str()).collect();
-        self.finish(&mut f.stages, "decompose", StageStatus::Passed, started, format!("{} claims (one per quoted sentence)", claims.len()));
+        self.finish(&mut f.stages, StageName::Decompose, StageStatus::Passed, started, format!("{} claims (one per quoted sentence)", claims.len()));
 
         let started = self.clock.now_ms();
         let question_terms = focus_terms(ask);
@@ -294,37 +273,37 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         let started = self.clock.now_ms();
         let model = &self.config.generation_model;
         let messages = prompts::answer_messages(question, hits);
-        let shape = r#"{"answer": "...", "citations": ["passage-id"]}"#;
+        let shape = prompts::ANSWER_SHAPE;
         let generated = match self
             .chat_json(models, model, messages, &prompts::answer_schema(), shape, |t| prompts::parse_answer(t, hits), f)
             .await
         {
             Ok(generated) => generated,
-            Err(failure) => return Ok(Err(self.chat_failed(f, "generate", started, failure))),
+            Err(failure) => return Ok(Err(self.chat_failed(f, StageName::Generate, started, failure))),
         };
         let mut detail = format!("{model}: {} characters, cites {}", generated.answer.len(), generated.citations.join(", "));
         if !generated.hallucinated.is_empty() {
             detail += &format!("; hallucinated citations (not retrieved, not shown): {}", generated.hallucinated.join(", "));
         }
         if generated.answer.is_empty() {
-            self.finish(&mut f.stages, "generate", StageStatus::Refused, started, format!("{detail}; the generator found no answer in the passages"));
+            self.finish(&mut f.stages, StageName::Generate, StageStatus::Refused, started, format!("{detail}; the generator found no answer in the passages"));
             return Ok(Err(Ending::Refused(Reason::NoEvidence)));
         }
-        self.finish(&mut f.stages, "generate", StageStatus::Passed, started, detail);
+        self.finish(&mut f.stages, StageName::Generate, StageStatus::Passed, started, detail);
 
         let started = self.clock.now_ms();
         let judge = &self.config.judge_model;
         let messages = prompts::judge_messages(question, &generated.answer, hits);
-        let shape = r#"{"claims": [{"claim": "...", "score": 0.0, "passages": ["passage-id"]}]}"#;
+        let shape = prompts::JUDGE_SHAPE;
         let judged = match self
             .chat_json(models, judge, messages, &prompts::judge_schema(), shape, |t| prompts::parse_judgement(t, hits), f)
             .await
         {
             Ok(judged) => judged,
-            Err(failure) => return Ok(Err(self.chat_failed(f, "decompose", started, failure))),
+            Err(failure) => return Ok(Err(self.chat_failed(f, StageName::Decompose, started, failure))),
         };
         let detail = format!("{judge}: {} claims, scored in the same call", judged.len());
-        self.finish(&mut f.stages, "decompose", StageStatus::Passed, started, detail);
+        self.finish(&mut f.stages, StageName::Decompose, StageStatus::Passed, started, detail);
 
         let started = self.clock.now_ms();
         let question_terms = focus_terms(ask);
@@ -370,11 +349,11 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
     /// The entail and sanity stages' report.
     fn report_scores(&self, checks: &[ClaimCheck], started: f64, by: &str, f: &mut Findings<'_>) {
         let raw: Vec<String> = checks.iter().map(|c| format!("{:.2}", c.entailment)).collect();
-        self.finish(&mut f.stages, "entail", StageStatus::Passed, started, format!("{by}: scores [{}]", raw.join(", ")));
+        self.finish(&mut f.stages, StageName::Entail, StageStatus::Passed, started, format!("{by}: scores [{}]", raw.join(", ")));
         let started = self.clock.now_ms();
         let caps: Vec<String> = checks.iter().flat_map(|c| c.caps.iter().cloned()).collect();
         let detail = if caps.is_empty() { "no caps applied".to_string() } else { caps.join("; ") };
-        self.finish(&mut f.stages, "sanity", StageStatus::Passed, started, detail);
+        self.finish(&mut f.stages, StageName::Sanity, StageStatus::Passed, started, detail);
     }
 
     /// One chat call whose output must parse, with one repair attempt.
@@ -399,22 +378,20 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
     }
 
     async fn chat(&self, models: &M, model: &str, messages: &[Message], schema: &Value, f: &mut Findings<'_>) -> Result<String, ModelError> {
-        let bound = Usage {
-            input_tokens: messages.iter().map(|m| m.content.chars().count() as u64).sum(),
-            output_tokens: u64::from(self.config.max_tokens),
-        };
+        let bound = cost::call_bound(messages, self.config.max_tokens);
         let result = models.chat(model, messages, schema, self.config.max_tokens).await;
-        // A call that failed may still have been billed: charge its bound.
-        let usage = result.as_ref().ok().and_then(|r| r.usage).unwrap_or(bound);
+        // A call that failed may still have been billed, and a field it does
+        // not report may still be billed: charge the bound for what is unknown.
+        let usage = result.as_ref().ok().map_or(bound, |r| r.usage.or_bound(bound));
         self.charge(&mut f.meter, model, usage);
         result.map(|r| r.text)
     }
 
     /// Embeds the question and asks the index for its nearest passages.
     async fn nearest(&self, models: &M, question: &str, k: usize, meter: &mut Meter) -> Result<Vec<(String, f64)>, ModelError> {
-        let bound = Usage { input_tokens: question.chars().count() as u64, output_tokens: 0 };
+        let bound = cost::embed_bound(question);
         let embedded = models.embed(&[question.to_string()]).await;
-        let usage = embedded.as_ref().ok().and_then(|e| e.usage).unwrap_or(bound);
+        let usage = embedded.as_ref().ok().map_or(bound, |e| e.usage.or_bound(bound));
         self.charge(meter, &self.config.embedding_model, usage);
         let vector = embedded?.vectors.into_iter().next().ok_or_else(|| ModelError::Failed("no embedding returned".into()))?;
         if vector.len() != self.config.embedding_dimensions {
@@ -471,12 +448,12 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             .collect())
     }
 
-    fn model_failed(&self, f: &mut Findings<'_>, stage: &'static str, started: f64, error: &ModelError) -> Ending {
+    fn model_failed(&self, f: &mut Findings<'_>, stage: StageName, started: f64, error: &ModelError) -> Ending {
         self.finish(&mut f.stages, stage, StageStatus::Refused, started, format!("model {error}"));
         Ending::Refused(Reason::ModelUnavailable)
     }
 
-    fn chat_failed(&self, f: &mut Findings<'_>, stage: &'static str, started: f64, failure: ChatFailure) -> Ending {
+    fn chat_failed(&self, f: &mut Findings<'_>, stage: StageName, started: f64, failure: ChatFailure) -> Ending {
         match failure {
             ChatFailure::Model(e) => self.model_failed(f, stage, started, &e),
             ChatFailure::Invalid => {
@@ -487,7 +464,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         }
     }
 
-    fn finish(&self, stages: &mut Stages<'_>, name: &'static str, status: StageStatus, started_ms: f64, detail: String) {
+    fn finish(&self, stages: &mut Stages<'_>, name: StageName, status: StageStatus, started_ms: f64, detail: String) {
         stages.finish(name, status, started_ms, self.clock.now_ms(), detail);
     }
 
@@ -498,10 +475,6 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             Ending::Blocked(reason) => (Status::Blocked, Some(reason), None),
         };
         let citations = if status == Status::Answered { citations(&f) } else { Vec::new() };
-        let (ai, index) = match self.models {
-            Some(_) => ("workers-ai", "vectorize"),
-            None => ("local", "fts-only"),
-        };
         AskResponse {
             request_id: request_id.to_string(),
             status,
@@ -521,9 +494,9 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             groundedness: f.groundedness,
             retrieval: f.retrieval,
             stages: f.stages.into_vec(),
-            cache: CacheInfo { hit: false },
+            cache: CacheInfo { hit: false, tier: None },
             cost: Cost { neurons: round(f.meter.neurons), usd: cost::usd(f.meter.neurons), calls: f.meter.calls },
-            engine: EngineInfo { ai, index },
+            engine: if self.models.is_some() { EngineInfo::WORKERS_AI } else { EngineInfo::LOCAL },
             corpus_version: corpus_version.to_string(),
         }
     }

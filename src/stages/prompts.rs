@@ -49,9 +49,20 @@ pub fn answer_messages(question: &str, hits: &[Hit]) -> Vec<Message> {
     ]
 }
 
+/// The JSON shapes a repair request names.
+pub const ANSWER_SHAPE: &str = r#"{"answer": "...", "citations": ["passage-id"]}"#;
+pub const JUDGE_SHAPE: &str = r#"{"claims": [{"claim": "...", "score": 0.0, "passages": ["passage-id"]}]}"#;
+
+/// Longest answer accepted from the generator (characters): it was asked for
+/// one to three sentences; a longer one is treated as invalid output, which
+/// keeps the judge's prompt, and the request's cost, bounded.
+pub const MAX_ANSWER_CHARS: usize = 2000;
+/// How much of an unparsable reply a repair request echoes back (characters).
+pub const MAX_REPAIR_ECHO_CHARS: usize = 2000;
+
 /// The one repair request after output that did not parse.
 pub fn repair_messages(mut messages: Vec<Message>, bad_output: &str, shape: &str) -> Vec<Message> {
-    messages.push(Message::assistant(bad_output.chars().take(2000).collect::<String>()));
+    messages.push(Message::assistant(bad_output.chars().take(MAX_REPAIR_ECHO_CHARS).collect::<String>()));
     messages.push(Message::user(format!("That was not valid JSON. Reply again with only the JSON object {shape}.")));
     messages
 }
@@ -73,9 +84,13 @@ struct RawAnswer {
     citations: Vec<String>,
 }
 
-/// Parses the generator's output; `None` if no JSON object of the schema is in it.
+/// Parses the generator's output; `None` if no JSON object of the schema is in
+/// it, or its answer is longer than [`MAX_ANSWER_CHARS`].
 pub fn parse_answer(text: &str, hits: &[Hit]) -> Option<Generated> {
     let raw: RawAnswer = serde_json::from_value(extract_json(text)?).ok()?;
+    if raw.answer.chars().count() > MAX_ANSWER_CHARS {
+        return None;
+    }
     let (citations, hallucinated) = raw.citations.into_iter().partition(|id| hits.iter().any(|h| &h.id == id));
     Some(Generated { answer: raw.answer.trim().to_string(), citations, hallucinated })
 }

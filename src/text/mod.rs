@@ -5,7 +5,7 @@
 //! Everything here follows general rules of English or a published source:
 //! the Snowball stop list and the Snowball English (Porter2) stemmer
 //! ([`stopwords`]), the closed classes of number words, units, weekdays and
-//! months ([`numbers`]), capitalization ([`names`]). Words particular to one
+//! months ([`numbers`]), capitalization ([`mod@names`]). Words particular to one
 //! corpus (its synonyms) ship with that corpus: see [`crate::corpus::vocabulary`].
 
 pub mod names;

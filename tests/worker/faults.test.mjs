@@ -1,9 +1,9 @@
 // A failing dependency gets a defined outcome: D1 failing during rate limiting
-// fails closed (503, never a 500 or a panic), nothing is cached, and the request
-// is still audited where D1 is up.
+// fails closed (503, never a 500 or a panic), nothing is cached, and the refusal
+// is still counted where D1 is up.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWorker, ingest, ask, askEvents, corpusDocuments, d1 } from './harness.mjs';
+import { startWorker, ingest, ask, askEvents, corpusDocuments, d1, eventually } from './harness.mjs';
 
 let worker;
 before(async () => {
@@ -12,16 +12,23 @@ before(async () => {
 });
 after(() => worker?.stop());
 
-test('D1 failing during rate limiting fails closed, uncached, audited', async () => {
+test('D1 failing during rate limiting fails closed, uncached, counted', async () => {
+  const rowsBefore = d1(worker.persist, 'SELECT count(*) AS n FROM audit_log');
   d1(worker.persist, 'ALTER TABLE rate_limits RENAME TO rate_limits_away');
-  const { status, body } = await ask(worker.url, 'How much does the Dedicated Desk plan cost?');
+  let response;
+  try {
+    response = await ask(worker.url, 'How much does the Dedicated Desk plan cost?');
+  } finally {
+    d1(worker.persist, 'ALTER TABLE rate_limits_away RENAME TO rate_limits');
+  }
+  const { status, body } = response;
   assert.equal(status, 503);
   assert.equal(body.error.code, 'unavailable');
   assert.ok(!JSON.stringify(body).includes('rate_limits'), 'D1 detail stays in the log');
-  const [latest] = d1(worker.persist, 'SELECT body FROM audit_log ORDER BY seq DESC LIMIT 1');
-  assert.match(latest.body, /"outcome":"error","passages":\[\],"questionHash":"[0-9a-f]{64}","reason":"unavailable"/);
+  // Refused before admission: counted under its code, not a row of its own.
+  await eventually(() => assert.deepEqual(d1(worker.persist, "SELECT sum(count) AS n FROM audit_rejected WHERE code = 'unavailable'"), [{ n: 1 }]));
+  assert.deepEqual(d1(worker.persist, 'SELECT count(*) AS n FROM audit_log'), rowsBefore);
   assert.deepEqual(d1(worker.persist, 'SELECT count(*) AS cached FROM answer_cache'), [{ cached: 0 }]);
-  d1(worker.persist, 'ALTER TABLE rate_limits_away RENAME TO rate_limits');
   assert.equal((await ask(worker.url, 'How much does the Dedicated Desk plan cost?')).status, 200, 'recovers when D1 does');
 });
 

@@ -37,6 +37,13 @@ test('another client has its own window', async () => {
   assert.equal(headers.get('ratelimit-remaining'), '9');
 });
 
+test('IPv6 clients are limited by their /64, the block one subscriber holds', async () => {
+  const day = 'How much is a day pass?';
+  assert.equal((await ask(worker.url, day, {}, client('2001:db8:1:2::1'))).headers.get('ratelimit-remaining'), '9');
+  assert.equal((await ask(worker.url, day, {}, client('2001:db8:1:2:ffff:ffff:ffff:fffe'))).headers.get('ratelimit-remaining'), '8', 'same /64');
+  assert.equal((await ask(worker.url, day, {}, client('2001:db8:1:3::1'))).headers.get('ratelimit-remaining'), '9', 'the next /64');
+});
+
 test('raw IPs are never stored: only keyed hashes', async () => {
   const rows = d1(worker.persist, 'SELECT client_key, count FROM rate_limits');
   assert.ok(rows.length >= 2);
@@ -121,4 +128,22 @@ test('scripts/warm-cache asks and pins; pinned answers outlive their TTL', async
   d1(worker.persist, 'UPDATE answer_cache SET expires_at = 0 WHERE pinned = 1');
   const { body } = await ask(worker.url, 'How much is a day pass?', {}, client('198.51.100.9'));
   assert.equal(body.cache.hit, true, 'an expired pinned answer is still served');
+});
+
+test('after a deploy changes the build, the cron asks pinned questions again and pins the new answers', async () => {
+  const { build } = await (await fetch(`${worker.url}/health`)).json();
+  assert.match(build, /^\d+\.\d+\.\d+\+rules\.\d+$/);
+  const pinned = () => d1(worker.persist, 'SELECT key, question, build FROM answer_cache WHERE pinned = 1 AND question IS NOT NULL ORDER BY question');
+  assert.deepEqual(pinned().map((r) => [r.question, r.build]), [['How much is a day pass?', build], ['Where can I park my car?', build]]);
+  // A row an older build pinned: its own key (the build is part of the key),
+  // its mark, and a question this worker has never answered.
+  const question = 'What should I do if I lose my key card?';
+  d1(worker.persist, `INSERT INTO answer_cache (key, status, response, created_at, expires_at, pinned, question, build) `
+    + `VALUES ('older-build', 'answered', '{}', 0, 1, 1, '${question}', '0.0.1+rules.0')`);
+  assert.equal((await fetch(`${worker.url}/__scheduled?cron=*/30+*+*+*+*`)).status, 200);
+  const after = pinned();
+  assert.deepEqual(after.map((r) => [r.question, r.build]), [['How much is a day pass?', build], [question, build], ['Where can I park my car?', build]]);
+  assert.ok(!after.some((r) => r.key === 'older-build'), 'the old row is gone');
+  const { body } = await ask(worker.url, question, {}, client('198.51.100.10'));
+  assert.equal(body.cache.hit, true, 'asked again by the cron, served from the cache');
 });

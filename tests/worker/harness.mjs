@@ -45,6 +45,20 @@ export function d1(persist, sql) {
   return JSON.parse(out).at(-1).results;
 }
 
+/** Retries `check` (which throws until it holds) for up to `ms`: the audit
+ * record and the cache write land after the response, in `waitUntil`. */
+export async function eventually(check, ms = 5000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      return await check();
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
 /** Kills a wrangler dev process group and waits for it to exit. */
 async function kill(child) {
   try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }

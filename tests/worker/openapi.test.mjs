@@ -153,11 +153,11 @@ test('GET /openapi.json: OpenAPI 3.1, the crate version, and every schema compil
   }
 });
 
-test('the ErrorCode enum is exactly the codes of ApiError::code() in src/error.rs', () => {
-  const source = readFileSync(join(ROOT, 'src', 'error.rs'), 'utf8');
+test('the ErrorCode enum is exactly the codes of ApiError::code() in src/api/error.rs', () => {
+  const source = readFileSync(join(ROOT, 'src', 'api', 'error.rs'), 'utf8');
   const body = source.match(/pub fn code\(&self\)[^{]*\{([\s\S]*?)\n {4}\}/)[1];
   const codes = [...body.matchAll(/ApiError::\w+[^=]*=>\s*"([a-z_]+)"/g)].map((m) => m[1]);
-  assert.ok(codes.length >= 10, `parsed only ${codes.length} codes from src/error.rs`);
+  assert.ok(codes.length >= 10, `parsed only ${codes.length} codes from src/api/error.rs`);
   assert.deepEqual([...doc.components.schemas.ErrorCode.enum].sort(), [...codes].sort());
 });
 

@@ -3,7 +3,7 @@
 // once; a cached answer is still served when the budget is gone.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWorker, ingest, ask, corpusDocuments, d1, WORKERS_AI, ADMIN_TOKEN } from './harness.mjs';
+import { startWorker, ingest, ask, corpusDocuments, d1, eventually, WORKERS_AI, ADMIN_TOKEN } from './harness.mjs';
 
 const USD_PER_NEURON = 0.011 / 1000;
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -11,10 +11,14 @@ const ledger = async (w) => (await fetch(`${w.url}/admin/spend`, { headers: admi
 let bound;
 const started = [];
 
-/** A Workers AI worker whose cap is `reservations` request bounds plus `extra` neurons. */
+let ingestCost;
+
+/** A Workers AI worker whose cap is its corpus ingest (embedding is spend too)
+ * plus `reservations` request bounds plus `extra` neurons, every client allowed
+ * the whole cap unless `vars` says otherwise. */
 async function workerWithCap(reservations, vars = {}, extra = 0) {
-  const cap = ((reservations * bound + extra) * USD_PER_NEURON).toFixed(9);
-  const w = await startWorker({ ...WORKERS_AI, vars: { DAILY_CAP_USD: cap, AI_TIMEOUT_MS: '10000', ...vars } });
+  const cap = ((ingestCost + reservations * bound + extra) * USD_PER_NEURON).toFixed(9);
+  const w = await startWorker({ ...WORKERS_AI, vars: { DAILY_CAP_USD: cap, AI_TIMEOUT_MS: '10000', DAILY_CLIENT_SHARE: '1', ...vars } });
   started.push(w);
   await ingest(w.url, corpusDocuments());
   return w;
@@ -22,9 +26,11 @@ async function workerWithCap(reservations, vars = {}, extra = 0) {
 
 before(async () => {
   const probe = await startWorker({ ...WORKERS_AI });
-  bound = (await ledger(probe)).requestBoundNeurons;
+  await ingest(probe.url, corpusDocuments());
+  ({ requestBoundNeurons: bound, ingestNeurons: ingestCost } = await ledger(probe));
   await probe.stop();
   assert.ok(bound > 0);
+  assert.ok(ingestCost > 0, 'embedding the corpus is charged to the day');
 });
 after(() => Promise.all(started.map((w) => w.stop())));
 
@@ -60,7 +66,9 @@ test('100 concurrent uncached requests against a cap of 7 reservations: exactly 
   assert.equal(after.reservedNeurons, 0, 'every reservation was settled');
   assert.equal(after.requests, 7);
   const charged = proceeded.reduce((sum, r) => sum + r.body.cost.neurons, 0);
-  assert.ok(Math.abs(after.spentNeurons - charged) < 0.01, `spent ${after.spentNeurons} = the 7 answers' usage ${charged}`);
+  assert.ok(Math.abs(after.ingestNeurons - ingestCost) < 1e-6, 'the same corpus costs the same to embed');
+  assert.ok(Math.abs(after.spentNeurons - after.ingestNeurons - charged) < 0.01,
+    `spent ${after.spentNeurons} = the ingest ${after.ingestNeurons} + the 7 answers' usage ${charged}`);
 });
 
 test('a cache hit makes no model call and no reservation, even with the budget gone', async () => {
@@ -77,6 +85,45 @@ test('a cache hit makes no model call and no reservation, even with the budget g
   assert.deepEqual(hit.body.cost, { neurons: 0, usd: 0, calls: 0 });
   const after = await ledger(w);
   assert.deepEqual([after.requests, after.spentNeurons, after.reservedNeurons], [before.requests, before.spentNeurons, 0]);
+});
+
+test('one client cannot spend past its share of the cap; another still can', async () => {
+  // The share has room for one reservation (and the first's spend), not two.
+  const share = ((1.5 * bound) / (ingestCost + 4 * bound)).toFixed(6);
+  const shared = await workerWithCap(4, { DAILY_CLIENT_SHARE: share });
+  const { capNeurons, clientCapNeurons } = await ledger(shared);
+  assert.ok(Math.abs(clientCapNeurons - capNeurons * Number(share)) < 1e-6);
+  const from = (ip) => ({ 'cf-connecting-ip': ip });
+  // 🦥: both hold their reservations at once.
+  const [a1, a2] = await Promise.all([1, 2].map((i) => ask(shared.url, `How much does the Dedicated Desk plan cost? 🦥${marker(i)}`, {}, from('203.0.113.1'))));
+  assert.deepEqual([a1.status, a2.status].sort(), [200, 503]);
+  assert.equal([a1, a2].find((r) => r.status === 503).body.error.code, 'budget_exhausted');
+  const b = await ask(shared.url, 'How much does the Dedicated Desk plan cost?', {}, from('203.0.113.2'));
+  assert.equal(b.status, 200, 'another client still has its share');
+});
+
+test('a client that hangs up mid-answer still has its reservation settled, its answer cached and its request audited', async () => {
+  const w = started[0];
+  const before = await ledger(w);
+  const rows = () => d1(w.persist, 'SELECT count(*) AS n FROM audit_log')[0].n;
+  const rowsBefore = rows();
+  const question = `How much does the Dedicated Desk plan cost? 🦥${marker(77)}`;
+  const hangUp = new AbortController();
+  const pending = fetch(`${w.url}/ask`, {
+    method: 'POST', signal: hangUp.signal, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question }),
+  });
+  await new Promise((r) => setTimeout(r, 1000));
+  hangUp.abort();
+  await assert.rejects(pending, { name: 'AbortError' });
+  // 🦥 holds the answer for 8 s; the request runs on without its client.
+  await eventually(async () => {
+    const l = await ledger(w);
+    assert.equal(l.reservedNeurons, before.reservedNeurons, 'settled');
+    assert.equal(l.requests, before.requests + 1);
+    assert.ok(l.spentNeurons > before.spentNeurons, 'charged what it used');
+    assert.equal(rows(), rowsBefore + 1, 'audited');
+  }, 20000);
+  assert.equal((await ask(w.url, question)).body.cache.hit, true, 'cached');
 });
 
 test('with BUDGET_FALLBACK = local, an exhausted budget answers with the zero-cost local engine', async () => {

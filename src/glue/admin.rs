@@ -1,0 +1,214 @@
+//! The admin routes (bearer token, compared in constant time) and `GET /health`.
+
+use serde::{Deserialize, Serialize};
+use worker::{Env, Request, Response};
+
+use super::d1::{database, D1Corpus};
+use super::{ai, cache, config, json, read_json_body, secret, vectorize, vectors};
+use super::audit::D1Audit;
+use super::ledger::D1Ledger;
+use super::ports::workers_ai;
+use crate::api::auth;
+use crate::api::error::ApiError;
+use crate::config::Engine;
+use crate::corpus::chunk::Passage;
+use crate::corpus::ingest::{self, IngestRequest};
+use crate::guards::spend;
+use crate::ports::{Corpus, SpendLedger};
+
+/// Largest ingest body: a corpus of Markdown sent in one request.
+const MAX_INGEST_BODY: usize = 8 * 1024 * 1024;
+
+fn now() -> u64 {
+    (worker::js_sys::Date::now() / 1000.0) as u64
+}
+
+/// Admin routes fail closed: no `ADMIN_TOKEN` configured means no admin access.
+pub fn require_admin(req: &Request, env: &Env) -> Result<(), ApiError> {
+    if secret(env, "ADMIN_TOKEN").is_none() {
+        return Err(ApiError::Misconfigured("the ADMIN_TOKEN secret is not set".into()));
+    }
+    if is_admin(req, env) {
+        Ok(())
+    } else {
+        Err(ApiError::Unauthorized)
+    }
+}
+
+/// True when the request carries the configured admin bearer token.
+pub fn is_admin(req: &Request, env: &Env) -> bool {
+    let expected = secret(env, "ADMIN_TOKEN").unwrap_or_default();
+    let presented = req.headers().get("authorization").ok().flatten();
+    auth::bearer_matches(presented.as_deref(), &expected)
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct IngestReport {
+    added: Vec<String>,
+    updated: Vec<String>,
+    unchanged: usize,
+    removed: Vec<String>,
+    passages: usize,
+    corpus_version: String,
+    /// The hash of the corpus's vocabulary ("none" without one).
+    vocabulary: String,
+    /// What embedding the changed passages cost (Workers AI engine; 0 locally),
+    /// recorded in the day's ledger as a line of its own.
+    embedding_neurons: f64,
+}
+
+/// `POST /admin/ingest`: re-ingest as a diff.
+pub async fn ingest(req: &mut Request, env: &Env, request_id: &str) -> Result<Response, ApiError> {
+    require_admin(req, env)?;
+    let body = read_json_body(req, MAX_INGEST_BODY).await?;
+    let request = IngestRequest::parse(&body)?;
+    let corpus = D1Corpus::new(env)?;
+    let stored = corpus.stored().await?;
+    let vocabulary = request.vocabulary_after(&corpus.state().await?.vocabulary);
+    let plan = ingest::plan(&stored, request.passages(), &request.stems(), request.complete, &vocabulary);
+    let config = config(env)?;
+    let embedding_neurons = match config.engine {
+        Engine::Local => 0.0,
+        Engine::WorkersAi => {
+            let deadline = f64::INFINITY;
+            vectors::sync(&workers_ai(env, &config, deadline)?, &plan).await?
+        }
+    };
+    if embedding_neurons > 0.0 {
+        let ledger = D1Ledger { db: database(env)? };
+        ledger.record(&spend::utc_day(now()), &format!("ingest-{request_id}"), embedding_neurons, now()).await?;
+    }
+    corpus.apply(&plan).await?;
+    let ids = |ps: &[Passage]| ps.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
+    let report = IngestReport {
+        added: ids(&plan.added),
+        updated: ids(&plan.updated),
+        unchanged: plan.unchanged.len(),
+        passages: stored.len() + plan.added.len() - plan.removed.len(),
+        vocabulary: plan.vocabulary.hash(),
+        removed: plan.removed,
+        corpus_version: plan.version,
+        embedding_neurons,
+    };
+    Ok(json(200, &report))
+}
+
+/// `GET /admin/spend`: the day's ledger.
+pub async fn spend(req: &Request, env: &Env) -> Result<Response, ApiError> {
+    require_admin(req, env)?;
+    let config = config(env)?;
+    let ledger = D1Ledger { db: database(env)? };
+    let day = spend::utc_day(now());
+    let bound = crate::cost::request_upper_bound(&config);
+    Ok(json(200, &ledger.ledger(&day, config.daily_cap_neurons(), config.daily_client_share, bound).await?))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ReleaseRequest {
+    request_id: String,
+}
+
+/// `POST /admin/spend/release {"requestId"}`: settles a stuck reservation once.
+pub async fn release(req: &mut Request, env: &Env) -> Result<Response, ApiError> {
+    require_admin(req, env)?;
+    let body = read_json_body(req, 1024).await?;
+    let ReleaseRequest { request_id } = serde_json::from_slice(&body).map_err(|e| ApiError::BadRequest(format!("release body: {e}")))?;
+    let released = D1Ledger { db: database(env)? }.release(&request_id, now()).await?;
+    Ok(json(200, &serde_json::json!({ "requestId": request_id, "released": released })))
+}
+
+/// `GET /admin/audit/verify`: walks the chain, a page at a time, from its
+/// checkpoint; OK with the row count, or the first row whose body, hash or
+/// place does not check out.
+pub async fn verify(req: &Request, env: &Env) -> Result<Response, ApiError> {
+    require_admin(req, env)?;
+    let body = match (D1Audit { db: database(env)? }).verify().await? {
+        Ok(count) => serde_json::json!({ "ok": true, "rows": count }),
+        Err(broken) => serde_json::json!({ "ok": false, "firstBadRow": broken.seq, "why": broken.why }),
+    };
+    Ok(json(200, &body))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PinRequest {
+    questions: Vec<String>,
+}
+
+/// `POST /admin/cache/pin {"questions": [...]}`: pins the cached answers of these
+/// questions (under the current corpus version, build and configuration) so they
+/// never expire: the answers served when the day's budget is gone. Questions
+/// without a cached answer are counted as not pinned; ask them first
+/// (scripts/warm-cache). After a deploy changes the build, the cron asks pinned
+/// questions again and pins the new answers.
+pub async fn pin(req: &mut Request, env: &Env) -> Result<Response, ApiError> {
+    require_admin(req, env)?;
+    let body = read_json_body(req, 256 * 1024).await?;
+    let PinRequest { questions } = serde_json::from_slice(&body).map_err(|e| ApiError::BadRequest(format!("pin body: {e}")))?;
+    let config = config(env)?;
+    let version = D1Corpus::new(env)?.state().await?.version;
+    let pins: Vec<(String, String)> = questions.iter().map(|q| (crate::guards::cache::key(q, &version, &config), q.clone())).collect();
+    let pinned = cache::pin(&database(env)?, &pins, &crate::guards::cache::build_id()).await?;
+    Ok(json(200, &serde_json::json!({ "questions": questions.len(), "pinned": pinned, "corpusVersion": version })))
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Health {
+    status: &'static str,
+    engine: &'static str,
+    /// The models the engine calls (Workers AI engine only).
+    models: Option<Models>,
+    bindings: Bindings,
+    corpus_version: String,
+    passages: u32,
+    /// This build's answering rules (part of every cache key).
+    build: String,
+    turnstile: TurnstileInfo,
+}
+
+/// What a page needs to render the widget, and whether `/ask` will check it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TurnstileInfo {
+    site_key: Option<String>,
+    enforced: bool,
+}
+
+#[derive(Serialize)]
+struct Models {
+    embedding: String,
+    generation: String,
+    judge: String,
+}
+
+#[derive(Serialize)]
+struct Bindings {
+    db: bool,
+    ai: bool,
+    vectorize: bool,
+}
+
+/// `GET /health`.
+pub async fn health(env: &Env) -> Result<Response, ApiError> {
+    let config = config(env)?;
+    let corpus = D1Corpus::new(env)?;
+    let models = (config.engine == Engine::WorkersAi).then(|| Models {
+        embedding: config.embedding_model.clone(),
+        generation: config.generation_model.clone(),
+        judge: config.judge_model.clone(),
+    });
+    let health = Health {
+        status: "ok",
+        engine: config.engine.as_str(),
+        models,
+        bindings: Bindings { db: true, ai: ai::from_env(env).is_some(), vectorize: vectorize::from_env(env).is_some() },
+        corpus_version: corpus.state().await?.version,
+        passages: corpus.passage_count().await?,
+        build: crate::guards::cache::build_id(),
+        turnstile: TurnstileInfo { enforced: secret(env, "TURNSTILE_SECRET").is_some(), site_key: config.turnstile_site_key },
+    };
+    Ok(json(200, &health))
+}

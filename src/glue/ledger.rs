@@ -1,0 +1,155 @@
+//! [`SpendLedger`] over D1. A reservation is one batch (one transaction): a
+//! conditional update that succeeds only if the day's reserved + spent + the
+//! request's bound stays within the cap and, for a client, its reserved +
+//! spent + the bound within its share; the charge row is written only if it
+//! did. Settling moves a request's reservation to its charge, once, keyed by
+//! request id, for the day and for its client.
+
+use serde::Deserialize;
+use worker::wasm_bindgen::JsValue;
+use worker::D1Database;
+
+use super::d1::dependency;
+use crate::api::error::ApiError;
+use crate::guards::spend::Ledger;
+use crate::ports::{Reservation, SpendLedger};
+
+pub struct D1Ledger {
+    pub db: D1Database,
+}
+
+/// A client key, or SQL NULL for the admin token.
+fn client(client: Option<&str>) -> JsValue {
+    client.map_or(JsValue::NULL, JsValue::from)
+}
+
+impl SpendLedger for D1Ledger {
+    async fn reserve(&self, r: &Reservation<'_>) -> Result<bool, ApiError> {
+        let bind = |sql: &str, args: &[JsValue]| self.db.prepare(sql).bind(args).map_err(dependency("bind reserve"));
+        let (day, amount, id) = (JsValue::from(r.day), JsValue::from(r.amount), JsValue::from(r.request_id));
+        let statements = vec![
+            bind("INSERT OR IGNORE INTO spend_days (day) VALUES (?1)", std::slice::from_ref(&day))?,
+            bind(
+                "UPDATE spend_days SET reserved = reserved + ?2, requests = requests + 1 \
+                 WHERE day = ?1 AND reserved + spent + ?2 <= ?3 \
+                 AND (?4 IS NULL OR coalesce((SELECT reserved + spent FROM spend_clients WHERE day = ?1 AND client_key = ?4), 0) + ?2 <= ?5)",
+                &[day.clone(), amount.clone(), r.cap.into(), client(r.client), r.client_cap.into()],
+            )?,
+            bind(
+                "INSERT INTO spend_charges (request_id, day, reserved, client_key) SELECT ?1, ?2, ?3, ?4 WHERE changes() = 1",
+                &[id.clone(), day.clone(), amount.clone(), client(r.client)],
+            )?,
+            bind(
+                "INSERT INTO spend_clients (day, client_key, reserved) SELECT ?1, ?2, ?3 \
+                 WHERE ?2 IS NOT NULL AND EXISTS (SELECT 1 FROM spend_charges WHERE request_id = ?4 AND settled_at IS NULL) \
+                 ON CONFLICT (day, client_key) DO UPDATE SET reserved = reserved + excluded.reserved",
+                &[day, client(r.client), amount, id],
+            )?,
+        ];
+        let results = self.db.batch(statements).await.map_err(dependency("reserve"))?;
+        let written = results.get(2).and_then(|r| r.meta().ok().flatten()).and_then(|m| m.changes).unwrap_or(0);
+        Ok(written == 1)
+    }
+
+    async fn settle(&self, request_id: &str, charged: f64, now: u64) -> Result<(), ApiError> {
+        let bind = |sql: &str, args: &[JsValue]| self.db.prepare(sql).bind(args).map_err(dependency("bind settle"));
+        let open = "FROM spend_charges WHERE request_id = ?1 AND settled_at IS NULL";
+        let statements = vec![
+            bind(
+                &format!(
+                    "UPDATE spend_days SET reserved = reserved - (SELECT reserved {open}), spent = spent + ?2 \
+                     WHERE day = (SELECT day {open})"
+                ),
+                &[request_id.into(), charged.into()],
+            )?,
+            bind(
+                &format!(
+                    "UPDATE spend_clients SET reserved = reserved - (SELECT reserved {open}), spent = spent + ?2 \
+                     WHERE day = (SELECT day {open}) AND client_key = (SELECT client_key {open})"
+                ),
+                &[request_id.into(), charged.into()],
+            )?,
+            bind(
+                "UPDATE spend_charges SET charged = ?2, settled_at = ?3 WHERE request_id = ?1 AND settled_at IS NULL",
+                &[request_id.into(), charged.into(), JsValue::from(now as f64)],
+            )?,
+        ];
+        self.db.batch(statements).await.map_err(dependency("settle"))?;
+        Ok(())
+    }
+
+    async fn record(&self, day: &str, line: &str, charged: f64, now: u64) -> Result<(), ApiError> {
+        let bind = |sql: &str, args: &[JsValue]| self.db.prepare(sql).bind(args).map_err(dependency("bind record"));
+        let statements = vec![
+            bind("INSERT OR IGNORE INTO spend_days (day) VALUES (?1)", &[day.into()])?,
+            bind("UPDATE spend_days SET spent = spent + ?2 WHERE day = ?1", &[day.into(), charged.into()])?,
+            bind(
+                "INSERT INTO spend_charges (request_id, day, reserved, charged, settled_at, kind) VALUES (?1, ?2, 0, ?3, ?4, 'ingest')",
+                &[line.into(), day.into(), charged.into(), JsValue::from(now as f64)],
+            )?,
+        ];
+        self.db.batch(statements).await.map_err(dependency("record"))?;
+        Ok(())
+    }
+}
+
+#[derive(Deserialize)]
+struct OpenCharge {
+    reserved: f64,
+}
+
+#[derive(Deserialize)]
+struct DayRow {
+    reserved: f64,
+    spent: f64,
+    requests: u32,
+    ingest: Option<f64>,
+}
+
+impl D1Ledger {
+    /// Settles a reservation whose request never settled (its worker died, or D1
+    /// failed twice), charging the whole reservation since its usage is unknown.
+    /// `Ok(false)` if the request has no open reservation (never made, or settled).
+    pub async fn release(&self, request_id: &str, now: u64) -> Result<bool, ApiError> {
+        let open: Option<OpenCharge> = self
+            .db
+            .prepare("SELECT reserved FROM spend_charges WHERE request_id = ?1 AND settled_at IS NULL")
+            .bind(&[request_id.into()])
+            .map_err(dependency("bind release"))?
+            .first(None)
+            .await
+            .map_err(dependency("release"))?;
+        let Some(open) = open else { return Ok(false) };
+        self.settle(request_id, open.reserved, now).await?;
+        Ok(true)
+    }
+
+    /// The day's ledger.
+    pub async fn ledger(&self, day: &str, cap: f64, client_share: f64, request_bound: f64) -> Result<Ledger, ApiError> {
+        let row: Option<DayRow> = self
+            .db
+            .prepare(
+                "SELECT reserved, spent, requests, \
+                 (SELECT sum(charged) FROM spend_charges WHERE day = ?1 AND kind = 'ingest') AS ingest \
+                 FROM spend_days WHERE day = ?1",
+            )
+            .bind(&[day.into()])
+            .map_err(dependency("bind ledger"))?
+            .first(None)
+            .await
+            .map_err(dependency("ledger"))?;
+        let row = row.unwrap_or(DayRow { reserved: 0.0, spent: 0.0, requests: 0, ingest: None });
+        Ok(Ledger {
+            day: day.to_string(),
+            cap_neurons: cap,
+            cap_usd: crate::cost::usd(cap),
+            client_cap_neurons: cap * client_share,
+            reserved_neurons: row.reserved,
+            spent_neurons: row.spent,
+            spent_usd: crate::cost::usd(row.spent),
+            ingest_neurons: row.ingest.unwrap_or(0.0),
+            requests: row.requests,
+            request_bound_neurons: request_bound,
+        })
+    }
+}

@@ -1,0 +1,141 @@
+//! What the request flow runs over: small traits the core owns, one per
+//! dependency. The glue implements each over one binding (`src/glue/`);
+//! `fakes` implements each in memory, for native tests and benchmarks.
+//!
+//! Every method states its failure: `Err` is for a dependency that could not
+//! answer (the flow fails closed on it); an expected "no" (over the cap, a
+//! cache miss) is a value.
+
+use crate::api::error::ApiError;
+use crate::api::response::{AskResponse, Tier};
+use crate::corpus::vocabulary::Vocabulary;
+use crate::guards::audit::Record;
+use crate::guards::rate_limit::Window;
+pub use crate::models::Models;
+pub use crate::stages::pipeline::{Lookup, StoredHit};
+
+/// Turnstile's siteverify.
+#[allow(async_fn_in_trait)] // Single-threaded wasm: no Send bound is wanted.
+pub trait Verifier {
+    /// `Ok(())` when `token` is valid for this client. A token siteverify
+    /// rejects, and a siteverify that cannot be reached or read, are both
+    /// `Err(ApiError::TurnstileFailed)`: it fails closed.
+    async fn verify(&self, token: &str, client_ip: Option<&str>) -> Result<(), ApiError>;
+}
+
+/// The per-client request counter.
+#[allow(async_fn_in_trait)]
+pub trait RateLimiter {
+    /// Counts one request of `client` in `window`, atomically (concurrent
+    /// requests never read the same count), and returns the count after it.
+    async fn count(&self, client: &str, window: Window) -> Result<u32, ApiError>;
+}
+
+/// The answer cache.
+#[allow(async_fn_in_trait)]
+pub trait AnswerCache {
+    /// The answer stored under `key` and the tier it came from. A read that
+    /// fails is a miss: the cache is an optimisation, never a reason to fail.
+    async fn get(&self, key: &str, now: u64) -> Option<(AskResponse, Tier)>;
+    /// Stores an answer (never over a pinned one). A write that fails is
+    /// logged and forgotten.
+    async fn put(&self, key: &str, answer: &AskResponse, now: u64);
+}
+
+/// One reservation against the day's spend cap.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reservation<'a> {
+    /// UTC `YYYY-MM-DD`.
+    pub day: &'a str,
+    pub request_id: &'a str,
+    /// The client's keyed hash; `None` for the admin token (no per-client share).
+    pub client: Option<&'a str>,
+    /// The request's upper bound, in neurons.
+    pub amount: f64,
+    /// The day's cap, and one client's share of it, in neurons.
+    pub cap: f64,
+    pub client_cap: f64,
+}
+
+/// The daily spend ledger.
+#[allow(async_fn_in_trait)]
+pub trait SpendLedger {
+    /// Reserves `amount` if reserved + spent + amount stays within the day's
+    /// cap and, for a client, within its share: one atomic step. `Ok(false)`:
+    /// it would not fit.
+    async fn reserve(&self, reservation: &Reservation<'_>) -> Result<bool, ApiError>;
+    /// Charges `charged` and releases the rest of `request_id`'s reservation.
+    /// Idempotent: a settled request is never charged again.
+    async fn settle(&self, request_id: &str, charged: f64, now: u64) -> Result<(), ApiError>;
+    /// Records spending that was not reserved (ingest embeddings, an admin
+    /// action) as its own line of the day's ledger.
+    async fn record(&self, day: &str, line: &str, charged: f64, now: u64) -> Result<(), ApiError>;
+}
+
+/// The tamper-evident audit log.
+#[allow(async_fn_in_trait)]
+pub trait AuditLog {
+    /// Appends one request's record to the hash chain.
+    async fn append(&self, record: &Record) -> Result<(), ApiError>;
+    /// Counts one request refused before it was admitted (bad input, Turnstile,
+    /// the rate limit) under its error code in its window: one aggregate row
+    /// per window and code, however many such requests come.
+    async fn reject(&self, window_start: u64, code: &str) -> Result<(), ApiError>;
+}
+
+/// What every lookup of a request shares: the corpus version and its vocabulary.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CorpusState {
+    pub version: String,
+    pub vocabulary: Vocabulary,
+}
+
+/// The passage store (D1 in the worker, memory in tests).
+#[allow(async_fn_in_trait)]
+pub trait Corpus {
+    /// The corpus version and vocabulary, in one read.
+    async fn state(&self) -> Result<CorpusState, ApiError>;
+    /// Document frequencies of `terms` and the top `k` passages for `expression`
+    /// (an FTS5 match expression), in one round trip.
+    async fn lookup(&self, terms: &[String], expression: &str, k: usize) -> Result<Lookup, ApiError>;
+    /// The passages with these ids (any order; unknown ids are left out).
+    async fn passages(&self, ids: &[String]) -> Result<Vec<StoredHit>, ApiError>;
+}
+
+/// Milliseconds since some fixed point; injected so tests are deterministic.
+pub trait Clock {
+    fn now_ms(&self) -> f64;
+}
+
+/// Where the flow reports what an operator must see: a settle that failed, a
+/// charge over its reservation. The glue writes to the log; fakes keep it.
+pub trait Alarms {
+    fn alarm(&self, message: &str);
+}
+
+/// Everything one request runs over, for the [`crate::flow`] sequencer.
+pub trait Ports {
+    type Verifier: Verifier;
+    type Limiter: RateLimiter;
+    type Cache: AnswerCache;
+    type Ledger: SpendLedger;
+    type Audit: AuditLog;
+    type Corpus: Corpus;
+    type Models: Models;
+    type Clock: Clock;
+    type Alarms: Alarms;
+
+    /// Siteverify, when a Turnstile secret is configured.
+    fn verifier(&self) -> Option<&Self::Verifier>;
+    fn limiter(&self) -> &Self::Limiter;
+    fn cache(&self) -> &Self::Cache;
+    fn ledger(&self) -> &Self::Ledger;
+    fn audit(&self) -> &Self::Audit;
+    fn corpus(&self) -> &Self::Corpus;
+    /// The paid models (Workers AI engine); `Err` when their bindings are missing.
+    fn models(&self) -> Result<&Self::Models, ApiError>;
+    fn clock(&self) -> &Self::Clock;
+    fn alarms(&self) -> &Self::Alarms;
+    /// The key client IPs are hashed with, when configured.
+    fn ip_hash_key(&self) -> Option<&str>;
+}
