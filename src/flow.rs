@@ -250,7 +250,7 @@ impl<P: Ports> Flow<'_, P> {
         let clock = self.ports.clock();
         let started = clock.now_ms();
         let corpus = self.ports.corpus().state().await?;
-        let key = cache::key(&admission.question, &corpus.version, self.config);
+        let key = cache::key(&admission.question, &corpus.version, &cache::build_id(), self.config);
         if let Some((stored, tier)) = self.ports.cache().get(&key, now).await {
             let detail = format!("hit ({}): no model call, no spend", wire_name(tier));
             stages.finish(StageName::Cache, StageStatus::Passed, started, clock.now_ms(), detail);

@@ -13,6 +13,7 @@ use crate::api::error::ApiError;
 use crate::config::Engine;
 use crate::corpus::chunk::Passage;
 use crate::corpus::ingest::{self, IngestRequest};
+use crate::guards::cache as answers;
 use crate::guards::spend;
 use crate::ports::{Corpus, SpendLedger};
 
@@ -149,8 +150,9 @@ pub async fn pin(req: &mut Request, env: &Env) -> Result<Response, ApiError> {
     let PinRequest { questions } = serde_json::from_slice(&body).map_err(|e| ApiError::BadRequest(format!("pin body: {e}")))?;
     let config = config(env)?;
     let version = D1Corpus::new(env)?.state().await?.version;
-    let pins: Vec<(String, String)> = questions.iter().map(|q| (crate::guards::cache::key(q, &version, &config), q.clone())).collect();
-    let pinned = cache::pin(&database(env)?, &pins, &crate::guards::cache::build_id()).await?;
+    let build = answers::build_id();
+    let pins: Vec<(String, String)> = questions.iter().map(|q| (answers::key(q, &version, &build, &config), q.clone())).collect();
+    let pinned = cache::pin(&database(env)?, &pins, &build).await?;
     Ok(json(200, &serde_json::json!({ "questions": questions.len(), "pinned": pinned, "corpusVersion": version })))
 }
 
@@ -207,7 +209,7 @@ pub async fn health(env: &Env) -> Result<Response, ApiError> {
         bindings: Bindings { db: true, ai: ai::from_env(env).is_some(), vectorize: vectorize::from_env(env).is_some() },
         corpus_version: corpus.state().await?.version,
         passages: corpus.passage_count().await?,
-        build: crate::guards::cache::build_id(),
+        build: answers::build_id(),
         turnstile: TurnstileInfo { enforced: secret(env, "TURNSTILE_SECRET").is_some(), site_key: config.turnstile_site_key },
     };
     Ok(json(200, &health))

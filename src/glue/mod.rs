@@ -253,7 +253,7 @@ async fn revalidate(env: &Env, config: &Config) -> Result<(), ApiError> {
         let finished = flow.ask(&input, &()).await;
         flow.after(finished.after).await;
         let version = ports.corpus().state().await?.version;
-        let key = answers::key(&stale.question, &version, config);
+        let key = answers::key(&stale.question, &version, &build, config);
         let pinned = cache::pin(&db, &[(key.clone(), stale.question.clone())], &build).await?;
         if pinned > 0 && key != stale.key {
             cache::unpin(&db, &stale.key).await?;

@@ -23,12 +23,12 @@ pub fn normalize_question(question: &str) -> String {
     squashed.trim_end_matches(['?', '!', '.', ' ']).to_string()
 }
 
-/// SHA-256 over the normalized question, the corpus version, this build's
-/// rules ([`build_id`]) and every setting that changes answers, so a new
+/// SHA-256 over the normalized question, the corpus version, the build that
+/// answers ([`build_id`]) and every setting that changes answers, so a new
 /// corpus, deploy or threshold never serves a stale answer.
-pub fn key(question: &str, corpus_version: &str, config: &Config) -> String {
+pub fn key(question: &str, corpus_version: &str, build: &str, config: &Config) -> String {
     let mut hasher = Sha256::new();
-    for part in [normalize_question(question), corpus_version.to_string(), build_id(), config.answer_fingerprint()] {
+    for part in [normalize_question(question), corpus_version.to_string(), build.to_string(), config.answer_fingerprint()] {
         hasher.update(part.as_bytes());
         hasher.update([0u8]);
     }
@@ -66,12 +66,14 @@ mod tests {
     #[test]
     fn equivalent_questions_share_a_key() {
         let cfg = Config::default();
-        let a = key("How much is a Day Pass?", "v1", &cfg);
-        assert_eq!(a, key("  how much is a day   pass ", "v1", &cfg));
-        assert_ne!(a, key("How much is a Day Pass?", "v2", &cfg), "a new corpus version is a new key");
+        let build = build_id();
+        let a = key("How much is a Day Pass?", "v1", &build, &cfg);
+        assert_eq!(a, key("  how much is a day   pass ", "v1", &build, &cfg));
+        assert_ne!(a, key("How much is a Day Pass?", "v2", &build, &cfg), "a new corpus version is a new key");
+        assert_ne!(a, key("How much is a Day Pass?", "v1", "0.0.1+rules.1", &cfg), "a new build is a new key");
         let stricter = Config { gate_min_mean: 0.8, ..Config::default() };
-        assert_ne!(a, key("How much is a Day Pass?", "v1", &stricter), "a new threshold is a new key");
-        assert_ne!(a, key("How much is a Day Pass for two?", "v1", &cfg));
+        assert_ne!(a, key("How much is a Day Pass?", "v1", &build, &stricter), "a new threshold is a new key");
+        assert_ne!(a, key("How much is a Day Pass for two?", "v1", &build, &cfg));
     }
 
     #[test]
