@@ -18,6 +18,10 @@ pub struct Quote {
 /// (or a name the question asks about); otherwise it is padding.
 const MIN_EXTRA_GAIN: f64 = 0.15;
 
+/// The opening words of a sentence, where English puts its subject: a name
+/// there is what the sentence is about, not one it merely mentions.
+const SUBJECT_WORDS: usize = 6;
+
 struct Candidate<'a> {
     hit_rank: usize,
     position: usize,
@@ -25,6 +29,8 @@ struct Candidate<'a> {
     sentence: &'a str,
     terms: Vec<String>,
     names: Vec<String>,
+    /// The terms of its opening words ([`SUBJECT_WORDS`]).
+    opening: Vec<String>,
 }
 
 impl Candidate<'_> {
@@ -46,7 +52,12 @@ impl Candidate<'_> {
 /// A further sentence must share a name with a sentence already chosen (the
 /// bridge of a two-step question), or, when the anchor names nothing, come
 /// from the anchor's passage and share a salient question term with it: so
-/// sentences about different people or plans are never stitched together.
+/// sentences about different people or plans are never stitched together. A
+/// name the question itself asks about links sentences of two passages only
+/// when one of them is about it (names it in its opening words): two films,
+/// in two articles, that each mention the studio asked about are still two
+/// subjects. Within one passage, a section of one document, it links as any
+/// name does.
 pub fn extract(ask: &Ask, focus: &Focus, hits: &[Hit], max_sentences: usize) -> Vec<Quote> {
     let candidates: Vec<Candidate> = hits
         .iter()
@@ -59,6 +70,7 @@ pub fn extract(ask: &Ask, focus: &Focus, hits: &[Hit], max_sentences: usize) -> 
                 sentence,
                 terms: text::distinct_terms(sentence),
                 names: text::names(sentence),
+                opening: text::distinct_terms(&sentence.split_whitespace().take(SUBJECT_WORDS).collect::<Vec<_>>().join(" ")),
             })
         })
         .collect();
@@ -125,8 +137,21 @@ fn antecedent<'c>(candidates: &'c [Candidate<'c>], c: &Candidate) -> Option<&'c 
 
 /// Whether a further sentence may join the chosen ones (see [`extract`]).
 fn linked(ask: &Ask, focus: &Focus, chosen: &[&Candidate], candidate: &Candidate) -> bool {
-    let shares_name = candidate.names.iter().any(|n| chosen.iter().any(|c| text::names::mentions(&c.terms, n)))
-        || chosen.iter().flat_map(|c| &c.names).any(|n| text::names::mentions(&candidate.terms, n));
+    let asked = |name: &str| {
+        let terms = text::terms(name);
+        ask.names.iter().any(|q| text::names::mentions(&terms, q) || text::names::mentions(&text::terms(q), name))
+    };
+    // `name`, from `owner`, links it to `other`.
+    let joins = |name: &str, owner: &Candidate, other: &Candidate| {
+        text::names::mentions(&other.terms, name)
+            && (!asked(name)
+                || owner.passage_id == other.passage_id
+                || text::names::mentions(&owner.opening, name)
+                || text::names::mentions(&other.opening, name))
+    };
+    let shares_name = chosen.iter().any(|c| {
+        candidate.names.iter().any(|n| joins(n, candidate, c)) || c.names.iter().any(|n| joins(n, c, candidate))
+    });
     if shares_name {
         return true;
     }
@@ -204,6 +229,19 @@ mod tests {
             "The film Harbor Lights stars Ada Brook as a sailor. Ada Brook later served as Mayor of Larkport.",
         )];
         let quotes = extract_for("What office did the star of Harbor Lights serve as?", &hits);
+        assert_eq!(quotes.len(), 2, "{quotes:?}");
+    }
+
+    /// Two articles that each mention the studio asked about are two subjects;
+    /// within one article the same sentences may be read together.
+    #[test]
+    fn a_name_asked_about_does_not_stitch_two_articles() {
+        let question = "For how many years did the Larkport Studios era that Harbor Lights was released in last?";
+        let first = "Harbor Lights is a 1999 drama film produced by Larkport Studios.";
+        let second = "Quiet Tides, released in 1973, was the last film of the Larkport Studios era.";
+        let quotes = extract_for(question, &[hit("films-1", first), hit("films-2", second)]);
+        assert_eq!(quotes.len(), 1, "{quotes:?}");
+        let quotes = extract_for(question, &[hit("films-1", &format!("{first} {second}"))]);
         assert_eq!(quotes.len(), 2, "{quotes:?}");
     }
 

@@ -326,6 +326,11 @@ impl Ask {
         if focus.coverage(&terms) < CORE_COVERAGE {
             return Some(Miss::Scattered);
         }
+        // "Are X and Y both Z?" asks Z of each: a conjunct's sentence that
+        // names it without saying Z affirms nothing about it.
+        if conjunct.is_some() && self.kind == Kind::YesNo && !self.relation_terms().iter().all(|r| terms.iter().any(|t| t == r)) {
+            return Some(Miss::Kind(self.kind));
+        }
         let stated = text::quantities(unit);
         let unanswered: Vec<String> = self
             .quantities
@@ -843,6 +848,9 @@ mod tests {
         assert_eq!(ask(question).conjuncts, ["Wenling", "Xinzheng"]);
         assert!(check(question, "Wenling is a city in China. Xinzheng is a city in China.").is_ok());
         assert!(check(question, "Wenling is a city in China.").is_err(), "one conjunct unanswered");
+        let question = "Are Ada Brook and Tom Vale both keyboardists?";
+        assert!(check(question, "Ada Brook is a singer and keyboardist. Tom Vale is a keyboardist.").is_ok());
+        assert!(check(question, "Ada Brook is a singer and keyboardist. Tom Vale was a singer.").is_err(), "said of one only");
     }
 
     #[test]
