@@ -6,6 +6,7 @@ use std::str::FromStr;
 
 use crate::api::error::ApiError;
 
+use crate::corpus::workspace::Limits;
 use crate::cost::Price;
 
 /// Which engine answers.
@@ -106,6 +107,8 @@ pub struct Config {
     /// The share of the day's cap one client may reserve (`DAILY_CLIENT_SHARE`),
     /// so no single client can drain the day.
     pub daily_client_share: f64,
+    /// Workspace limits (`WORKSPACE_*`).
+    pub workspaces: Limits,
 }
 
 impl Default for Config {
@@ -141,6 +144,7 @@ impl Default for Config {
             daily_cap_usd: 1.0,
             budget_fallback_local: false,
             daily_client_share: 0.10,
+            workspaces: Limits::default(),
         }
     }
 }
@@ -193,6 +197,13 @@ impl Config {
             daily_cap_usd: parse(&var, "DAILY_CAP_USD", d.daily_cap_usd, 0.0, 1_000_000.0)?,
             budget_fallback_local: var("BUDGET_FALLBACK").is_some_and(|v| v.trim() == "local"),
             daily_client_share: parse(&var, "DAILY_CLIENT_SHARE", d.daily_client_share, 0.0, 1.0)?,
+            workspaces: Limits {
+                max_file_bytes: parse(&var, "WORKSPACE_MAX_FILE_BYTES", d.workspaces.max_file_bytes, 1, 50 * 1024 * 1024)?,
+                max_chars: parse(&var, "WORKSPACE_MAX_CHARS", d.workspaces.max_chars, 1, 10_000_000)?,
+                max_passages: parse(&var, "WORKSPACE_MAX_PASSAGES", d.workspaces.max_passages, 1, 100_000)?,
+                per_client_per_day: parse(&var, "WORKSPACES_PER_CLIENT_PER_DAY", d.workspaces.per_client_per_day, 0, 10_000)?,
+                ttl_seconds: parse(&var, "WORKSPACE_TTL_HOURS", d.workspaces.ttl_seconds / 3600, 1, 24 * 365)? * 3600,
+            },
         };
         for model in [&config.embedding_model, &config.generation_model, &config.judge_model] {
             if !config.prices.iter().any(|(m, _)| m == model) {

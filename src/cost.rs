@@ -125,6 +125,12 @@ pub fn search_upper_bound(config: &Config) -> f64 {
     neurons(price(config, &config.embedding_model), embed_bound(&Worst::new(0).question)).ceil()
 }
 
+/// The bound of embedding `texts` (an ingest or an upload), in neurons.
+pub fn embedding_bound(config: &Config, texts: &[String]) -> f64 {
+    let price = price(config, &config.embedding_model);
+    texts.iter().map(|t| neurons(price, embed_bound(t))).sum::<f64>().ceil()
+}
+
 pub fn usd(neurons: f64) -> f64 {
     neurons * USD_PER_NEURON
 }

@@ -13,6 +13,7 @@ use serde_json::Value;
 use crate::api::error::ApiError;
 use crate::api::response::{AskResponse, Tier};
 use crate::corpus::memory::MemoryCorpus;
+use crate::corpus::workspace::{Scope, WorkspaceState};
 use crate::cost::{self, Usage};
 use crate::guards::audit::Record;
 use crate::guards::rate_limit::Window;
@@ -216,18 +217,25 @@ impl Corpus for FakeCorpus {
         self.inner.state().await
     }
 
-    async fn lookup(&self, terms: &[String], expression: &str, k: usize) -> Result<Lookup, ApiError> {
+    async fn workspace(&self, secret_hash: &str, now: u64) -> Result<Option<WorkspaceState>, ApiError> {
         if self.fail.get() {
             return Err(failure("corpus"));
         }
-        self.inner.lookup(terms, expression, k).await
+        self.inner.workspace(secret_hash, now).await
     }
 
-    async fn passages(&self, ids: &[String]) -> Result<Vec<StoredHit>, ApiError> {
+    async fn lookup(&self, scope: &Scope, terms: &[String], expression: &str, k: usize) -> Result<Lookup, ApiError> {
         if self.fail.get() {
             return Err(failure("corpus"));
         }
-        Corpus::passages(&self.inner, ids).await
+        self.inner.lookup(scope, terms, expression, k).await
+    }
+
+    async fn passages(&self, scope: &Scope, ids: &[String]) -> Result<Vec<StoredHit>, ApiError> {
+        if self.fail.get() {
+            return Err(failure("corpus"));
+        }
+        Corpus::passages(&self.inner, scope, ids).await
     }
 }
 
@@ -328,7 +336,7 @@ impl Models for ScriptedModels {
         Ok(Reply { text: text.to_string(), usage })
     }
 
-    async fn nearest(&self, _: &[f32], k: usize) -> Result<Vec<(String, f64)>, ModelError> {
+    async fn nearest(&self, _: &Scope, _: &[f32], k: usize) -> Result<Vec<(String, f64)>, ModelError> {
         let behavior = self.next();
         Self::usage(behavior, Usage::default())?;
         Ok(self.nearest_ids.iter().take(k).enumerate().map(|(i, id)| (id.clone(), 0.9 - i as f64 * 0.01)).collect())

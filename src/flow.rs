@@ -19,6 +19,7 @@ use crate::api::request::{AskRequest, SearchRequest};
 use crate::api::response::{wire_name, AskResponse, EngineInfo, Retrieved, Stage, StageName, StageStatus};
 use crate::config::{Config, Engine};
 use crate::corpus::chunk::hex;
+use crate::corpus::workspace::{self, Reach, Scope};
 use crate::cost;
 use crate::guards::audit::Record;
 use crate::guards::cache;
@@ -42,6 +43,8 @@ pub struct AskInput<'a> {
     /// per-client share (the spend cap still applies).
     pub admin: bool,
     pub client_ip: Option<&'a str>,
+    /// The workspace secret, when one was sent (header or cookie).
+    pub workspace_secret: Option<&'a str>,
 }
 
 /// One `GET /search`, as the edge read it.
@@ -50,6 +53,7 @@ pub struct SearchInput<'a> {
     pub query: Result<SearchRequest, ApiError>,
     pub admin: bool,
     pub client_ip: Option<&'a str>,
+    pub workspace_secret: Option<&'a str>,
 }
 
 /// Who watches a request as it runs (the event stream; nobody, for JSON).
@@ -125,8 +129,10 @@ pub struct Flow<'a, P: Ports> {
 }
 
 /// What the guards established about an admitted request.
-struct Admission {
+struct Admission<'a> {
     question: String,
+    reach: Reach,
+    workspace_secret: Option<&'a str>,
     client: Option<String>,
     limits: Option<Decision>,
 }
@@ -176,7 +182,7 @@ impl<P: Ports> Flow<'_, P> {
     }
 
     /// Validate, Turnstile, rate limit: the guards that answer with an error status.
-    async fn admit(&self, input: &AskInput<'_>, stages: &mut Stages<'_>, now: u64) -> Result<Admission, ApiError> {
+    async fn admit<'i>(&self, input: &AskInput<'i>, stages: &mut Stages<'_>, now: u64) -> Result<Admission<'i>, ApiError> {
         let clock = self.ports.clock();
         let started = clock.now_ms();
         let request = AskRequest::parse(input.body.clone()?)?;
@@ -195,7 +201,13 @@ impl<P: Ports> Flow<'_, P> {
             Some(d) => (StageStatus::Passed, format!("{} of {} left in this window", d.remaining, d.limit)),
         };
         stages.finish(StageName::RateLimit, status, started, clock.now_ms(), detail);
-        Ok(Admission { question: request.question, client: (!input.admin).then_some(client), limits })
+        Ok(Admission {
+            question: request.question,
+            reach: request.reach,
+            workspace_secret: input.workspace_secret,
+            client: (!input.admin).then_some(client),
+            limits,
+        })
     }
 
     /// Turnstile: skipped for the admin token and, outside production, when no
@@ -216,7 +228,7 @@ impl<P: Ports> Flow<'_, P> {
     }
 
     /// HMAC(IP_HASH_KEY, client network): the only form in which a client is stored.
-    fn client_key(&self, client_ip: Option<&str>) -> Result<String, ApiError> {
+    pub fn client_key(&self, client_ip: Option<&str>) -> Result<String, ApiError> {
         let key = match self.ports.ip_hash_key() {
             Some(key) => key,
             None if self.config.production => return Err(ApiError::Misconfigured("the IP_HASH_KEY secret is not set".into())),
@@ -242,14 +254,14 @@ impl<P: Ports> Flow<'_, P> {
     async fn respond(
         &self,
         request_id: &str,
-        admission: &Admission,
+        admission: &Admission<'_>,
         mut stages: Stages<'_>,
         progress: &dyn Progress,
         now: u64,
     ) -> Result<(AskResponse, Option<(String, AskResponse)>), ApiError> {
         let clock = self.ports.clock();
         let started = clock.now_ms();
-        let corpus = self.ports.corpus().state().await?;
+        let corpus = self.corpus_state(admission.reach, admission.workspace_secret, now).await?;
         let key = cache::key(&admission.question, &corpus.version, &cache::build_id(), self.config);
         if let Some((stored, tier)) = self.ports.cache().get(&key, now).await {
             let detail = format!("hit ({}): no model call, no spend", wire_name(tier));
@@ -280,7 +292,22 @@ impl<P: Ports> Flow<'_, P> {
     }
 
     async fn local(&self, request_id: &str, question: &str, corpus: &CorpusState, stages: Stages<'_>) -> Result<AskResponse, ApiError> {
-        Pipeline::local(self.ports.corpus(), self.ports.clock(), self.config).run(request_id, question, corpus, stages).await
+        let pipeline = Pipeline { scope: corpus.scope.clone(), ..Pipeline::local(self.ports.corpus(), self.ports.clock(), self.config) };
+        pipeline.run(request_id, question, corpus, stages).await
+    }
+
+    /// What the request may see: the shared corpus, widened to (or narrowed
+    /// to) the workspace whose secret it sent. A secret that matches no live
+    /// workspace is refused, never silently ignored.
+    async fn corpus_state(&self, reach: Reach, secret: Option<&str>, now: u64) -> Result<CorpusState, ApiError> {
+        let shared = self.ports.corpus().state().await?;
+        let workspace = match secret {
+            None => None,
+            Some(secret) if !workspace::is_secret(secret) => return Err(ApiError::WorkspaceUnknown),
+            Some(secret) => Some(self.ports.corpus().workspace(&workspace::secret_hash(secret), now).await?.ok_or(ApiError::WorkspaceUnknown)?),
+        };
+        let scope = Scope::resolve(reach, workspace.as_ref())?;
+        Ok(CorpusState { version: scope.version(&shared.version, workspace.as_ref()), scope, vocabulary: shared.vocabulary })
     }
 
     /// The Workers AI engine behind the spend cap. Over the cap (or the
@@ -290,7 +317,7 @@ impl<P: Ports> Flow<'_, P> {
     async fn paid(
         &self,
         request_id: &str,
-        admission: &Admission,
+        admission: &Admission<'_>,
         corpus: &CorpusState,
         mut stages: Stages<'_>,
         progress: &dyn Progress,
@@ -313,11 +340,28 @@ impl<P: Ports> Flow<'_, P> {
         let detail = format!("reserved {amount:.0} neurons (${:.4}), the request's upper bound, under the day's cap of {cap:.0}", cost::usd(amount));
         stages.finish(StageName::Spend, StageStatus::Passed, started, clock.now_ms(), detail);
         progress.admitted(admission.limits);
-        let pipeline = Pipeline { corpus: self.ports.corpus(), clock, config: self.config, models: Some(models) };
+        let pipeline = Pipeline { corpus: self.ports.corpus(), clock, config: self.config, models: Some(models), scope: corpus.scope.clone() };
         let answered = pipeline.run(request_id, &admission.question, corpus, stages).await;
         // A request that failed outright is charged its whole bound: what it used is unknown.
         self.settle(ticket, answered.as_ref().map_or(amount, |a| a.cost.neurons), now).await;
         Ok((answered?, true))
+    }
+
+    /// Paid work outside `/ask` (a search's embedding, an upload's) behind
+    /// the same cap and client share: reserves `amount`, runs `work`, settles
+    /// what it reports it spent, or the whole reservation when it fails.
+    pub async fn pay_for<T>(
+        &self,
+        request_id: &str,
+        client: Option<&str>,
+        amount: f64,
+        work: impl std::future::Future<Output = Result<(T, f64), ApiError>>,
+    ) -> Result<T, ApiError> {
+        let now = (self.ports.clock().now_ms() / 1000.0) as u64;
+        let ticket = self.reserve(request_id, client, amount, now).await?.ok_or(ApiError::BudgetExhausted)?;
+        let outcome = work.await;
+        self.settle(ticket, outcome.as_ref().map_or(amount, |(_, spent)| *spent), now).await;
+        outcome.map(|(value, _)| value)
     }
 
     /// Reserves `amount` for one request, before any paid call: `Ok(None)` when
@@ -360,21 +404,27 @@ impl<P: Ports> Flow<'_, P> {
         let limits = self.count(input.admin, &client, now).await?;
         let client = (!input.admin).then_some(client);
         let k = request.k.unwrap_or(self.config.top_k);
-        let corpus = self.ports.corpus().state().await?;
+        let corpus = self.corpus_state(request.reach, input.workspace_secret, now).await?;
         let (found, meter, engine) = match self.config.engine {
             Engine::Local => {
-                let pipeline = Pipeline::local(self.ports.corpus(), self.ports.clock(), self.config);
+                let pipeline = Pipeline { scope: corpus.scope.clone(), ..Pipeline::local(self.ports.corpus(), self.ports.clock(), self.config) };
                 let (found, meter) = pipeline.search(&request.query, &corpus.vocabulary, k).await?;
                 (found, meter, EngineInfo::LOCAL)
             }
             Engine::WorkersAi => {
                 let models = self.ports.models()?;
-                let amount = cost::search_upper_bound(self.config);
-                let ticket = self.reserve(input.request_id, client.as_deref(), amount, now).await?.ok_or(ApiError::BudgetExhausted)?;
-                let pipeline = Pipeline { corpus: self.ports.corpus(), clock: self.ports.clock(), config: self.config, models: Some(models) };
-                let outcome = pipeline.search(&request.query, &corpus.vocabulary, k).await;
-                self.settle(ticket, outcome.as_ref().map_or(amount, |(_, meter)| meter.neurons), now).await;
-                let (found, meter) = outcome?;
+                let pipeline = Pipeline {
+                    corpus: self.ports.corpus(),
+                    clock: self.ports.clock(),
+                    config: self.config,
+                    models: Some(models),
+                    scope: corpus.scope.clone(),
+                };
+                let search = async {
+                    let (found, meter) = pipeline.search(&request.query, &corpus.vocabulary, k).await?;
+                    Ok(((found, meter), meter.neurons))
+                };
+                let (found, meter) = self.pay_for(input.request_id, client.as_deref(), cost::search_upper_bound(self.config), search).await?;
                 (found, meter, EngineInfo::WORKERS_AI)
             }
         };

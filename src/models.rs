@@ -6,6 +6,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::corpus::workspace::Scope;
 use crate::cost::Usage;
 
 /// One chat message.
@@ -89,8 +90,9 @@ pub trait Models {
     async fn embed(&self, texts: &[String]) -> Result<Embeddings, ModelError>;
     /// Runs a chat model; `schema` asks for JSON of that shape where supported.
     async fn chat(&self, model: &str, messages: &[Message], schema: &Value, max_tokens: u32) -> Result<Reply, ModelError>;
-    /// The `k` nearest passages to `vector`: (passage id, similarity), best first.
-    async fn nearest(&self, vector: &[f32], k: usize) -> Result<Vec<(String, f64)>, ModelError>;
+    /// The `k` nearest passages to `vector` within `scope`: (passage id,
+    /// similarity), best first.
+    async fn nearest(&self, scope: &Scope, vector: &[f32], k: usize) -> Result<Vec<(String, f64)>, ModelError>;
 }
 
 /// The local engine has no models. Uninhabited: a `Pipeline` over it can hold
@@ -104,7 +106,7 @@ impl Models for NoModels {
     async fn chat(&self, _: &str, _: &[Message], _: &Value, _: u32) -> Result<Reply, ModelError> {
         match *self {}
     }
-    async fn nearest(&self, _: &[f32], _: usize) -> Result<Vec<(String, f64)>, ModelError> {
+    async fn nearest(&self, _: &Scope, _: &[f32], _: usize) -> Result<Vec<(String, f64)>, ModelError> {
         match *self {}
     }
 }

@@ -9,6 +9,7 @@
 use crate::api::error::ApiError;
 use crate::api::response::{AskResponse, Tier};
 use crate::corpus::vocabulary::Vocabulary;
+use crate::corpus::workspace::{Scope, WorkspaceState};
 use crate::guards::audit::Record;
 use crate::guards::rate_limit::Window;
 pub use crate::models::Models;
@@ -83,23 +84,29 @@ pub trait AuditLog {
     async fn reject(&self, window_start: u64, code: &str) -> Result<(), ApiError>;
 }
 
-/// What every lookup of a request shares: the corpus version and its vocabulary.
+/// What every lookup of a request shares: the version of what it may see,
+/// the shared corpus's vocabulary, and its scope (the shared corpus, a
+/// workspace, or both).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CorpusState {
     pub version: String,
     pub vocabulary: Vocabulary,
+    pub scope: Scope,
 }
 
 /// The passage store (D1 in the worker, memory in tests).
 #[allow(async_fn_in_trait)]
 pub trait Corpus {
-    /// The corpus version and vocabulary, in one read.
+    /// The shared corpus's version and vocabulary, in one read (scope: shared).
     async fn state(&self) -> Result<CorpusState, ApiError>;
-    /// Document frequencies of `terms` and the top `k` passages for `expression`
-    /// (an FTS5 match expression), in one round trip.
-    async fn lookup(&self, terms: &[String], expression: &str, k: usize) -> Result<Lookup, ApiError>;
-    /// The passages with these ids (any order; unknown ids are left out).
-    async fn passages(&self, ids: &[String]) -> Result<Vec<StoredHit>, ApiError>;
+    /// The live workspace whose secret hashes to `secret_hash`, if any.
+    async fn workspace(&self, secret_hash: &str, now: u64) -> Result<Option<WorkspaceState>, ApiError>;
+    /// Within `scope`: its passage count, the document frequencies of `terms`
+    /// and the top `k` passages for `expression` (an FTS5 match expression
+    /// over the terms), in one round trip.
+    async fn lookup(&self, scope: &Scope, terms: &[String], expression: &str, k: usize) -> Result<Lookup, ApiError>;
+    /// The passages in `scope` with these ids (any order; others are left out).
+    async fn passages(&self, scope: &Scope, ids: &[String]) -> Result<Vec<StoredHit>, ApiError>;
 }
 
 /// Milliseconds since some fixed point; injected so tests are deterministic.

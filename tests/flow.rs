@@ -33,7 +33,7 @@ fn body(question: &str) -> Vec<u8> {
 fn ask(ports: &FakePorts, config: &Config, id: &str, question: &str, admin: bool, ip: &str) -> Finished {
     let flow = Flow { ports, config };
     let body = body(question);
-    let input = AskInput { request_id: id, body: Ok(&body), admin, client_ip: Some(ip) };
+    let input = AskInput { request_id: id, body: Ok(&body), admin, client_ip: Some(ip), workspace_secret: None };
     let finished = block_on(flow.ask(&input, &()));
     block_on(flow.after(finished.after.clone()));
     finished
@@ -124,7 +124,7 @@ fn a_store_failure_settles_and_audits() {
     // Admitted, the request's lookups fail (D1 down mid-request).
     let flow = Flow { ports: &ports, config: &config };
     let body = body("How much does the Dedicated Desk plan cost?");
-    let input = AskInput { request_id: "r", body: Ok(&body), admin: false, client_ip: Some("203.0.113.9") };
+    let input = AskInput { request_id: "r", body: Ok(&body), admin: false, client_ip: Some("203.0.113.9"), workspace_secret: None };
     struct FailOnAdmit<'p>(&'p FakePorts);
     impl groundgate::flow::Progress for FailOnAdmit<'_> {
         fn stage(&self, _: &groundgate::api::response::Stage) {}
@@ -170,7 +170,7 @@ fn rejected_requests_are_counted_not_recorded() {
             0 => b"{not json".to_vec(),
             _ => serde_json::to_vec(&serde_json::json!({"question": "How much is a day pass?", "token": "bad-token"})).unwrap(),
         };
-        let input = AskInput { request_id: "x", body: Ok(&body), admin: false, client_ip: Some("203.0.113.5") };
+        let input = AskInput { request_id: "x", body: Ok(&body), admin: false, client_ip: Some("203.0.113.5"), workspace_secret: None };
         let finished = block_on(flow.ask(&input, &()));
         assert!(finished.result.is_err());
         block_on(flow.after(finished.after));
@@ -194,6 +194,55 @@ fn a_cache_hit_reserves_nothing() {
     assert_eq!(second.cost.calls, 0);
     assert!(!ports.happened()[before..].iter().any(|e| matches!(e, Event::Reserve { .. } | Event::Model)));
     assert_eq!(ports.audit.records.borrow().len(), 2, "a hit is audited too");
+}
+
+/// Asks `question` holding `secret` (if any), with `scope` in the body (if any).
+fn ask_in(ports: &FakePorts, question: &str, secret: Option<&str>, scope: Option<&str>) -> Result<groundgate::api::response::AskResponse, ApiError> {
+    let config = Config::default();
+    let flow = Flow { ports, config: &config };
+    let body = serde_json::to_vec(&serde_json::json!({ "question": question, "scope": scope })).unwrap();
+    let input = AskInput { request_id: "w", body: Ok(&body), admin: true, client_ip: None, workspace_secret: secret };
+    let finished = block_on(flow.ask(&input, &()));
+    block_on(flow.after(finished.after));
+    finished.result.map(|a| a.answer)
+}
+
+/// A workspace's passages are seen only with its secret: never by another
+/// workspace, never without one; its alone when asked; a wrong or expired
+/// secret is refused; and the cache keeps each scope's answers apart.
+#[test]
+fn workspaces_are_isolated_by_their_secret() {
+    const A: &str = "00000000000000aa";
+    const B: &str = "00000000000000bb";
+    let secret = |n: u8| groundgate::corpus::workspace::new_secret(&[n; 32]);
+    let notes = vec![("ferry.md".to_string(), "# Ferry\n\nThe Larkport ferry leaves at 7:15 am from Pier 4.".to_string())];
+    let corpus = sample_corpus()
+        .with_workspace(A, &secret(1), &notes, 4_000_000_000)
+        .with_workspace(B, &secret(2), &[("other.md".into(), "# Other\n\nNothing about boats here.".into())], 4_000_000_000)
+        .with_workspace("00000000000000cc", &secret(3), &notes, 1);
+    let ports = FakePorts::new(corpus, DIMENSIONS);
+    let ferry = "When does the Larkport ferry leave?";
+
+    let shared = ask_in(&ports, ferry, None, None).unwrap();
+    assert_eq!(shared.status, Status::Refused, "no workspace without its secret");
+    let mine = ask_in(&ports, ferry, Some(&secret(1)), None).unwrap();
+    assert_eq!(mine.status, Status::Answered, "{:?}", mine.stages);
+    assert!(mine.citations[0].passage_id.starts_with("w00000000000000aa-ferry-"));
+    assert!(!mine.cache.hit, "another scope is another cache key");
+    assert_ne!(mine.corpus_version, shared.corpus_version);
+    let only = ask_in(&ports, ferry, Some(&secret(1)), Some("workspace")).unwrap();
+    assert_eq!((only.status, only.cache.hit), (Status::Answered, false));
+    assert_eq!(ask_in(&ports, ferry, Some(&secret(2)), None).unwrap().status, Status::Refused, "B never sees A's passages");
+
+    let desk = "How much does the Dedicated Desk plan cost?";
+    assert_eq!(ask_in(&ports, desk, Some(&secret(1)), None).unwrap().status, Status::Answered, "the shared corpus too");
+    assert_eq!(ask_in(&ports, desk, Some(&secret(1)), Some("workspace")).unwrap().status, Status::Refused, "its documents only");
+
+    let code = |r: Result<_, ApiError>| r.unwrap_err().code();
+    assert_eq!(code(ask_in(&ports, ferry, Some(&secret(9)), None)), "workspace_unknown", "a wrong secret");
+    assert_eq!(code(ask_in(&ports, ferry, Some(&secret(3)), None)), "workspace_unknown", "an expired workspace");
+    assert_eq!(code(ask_in(&ports, ferry, Some("not-a-secret"), None)), "workspace_unknown");
+    assert_eq!(code(ask_in(&ports, ferry, None, Some("workspace"))), "bad_request");
 }
 
 fn question() -> impl Strategy<Value = String> {

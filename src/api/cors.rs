@@ -5,10 +5,15 @@
 
 use crate::api::error::ApiError;
 
-/// Routes a page on an allowed origin may call.
-pub const PUBLIC_ROUTES: &[&str] = &["/ask", "/search", "/health"];
-pub const ALLOW_METHODS: &str = "GET, POST, OPTIONS";
-pub const ALLOW_HEADERS: &str = "content-type, accept";
+/// Routes a page on an allowed origin may call: the public API and the
+/// workspace routes (`/workspaces`, `/workspaces/{id}`, `/workspaces/{id}/documents`).
+pub fn is_public(path: &str) -> bool {
+    matches!(path, "/ask" | "/search" | "/health" | "/workspaces") || path.starts_with("/workspaces/")
+}
+pub const ALLOW_METHODS: &str = "GET, POST, DELETE, OPTIONS";
+/// A page on another origin sends its workspace secret in a header (its
+/// cookie is this origin's, and `SameSite=Lax`).
+pub const ALLOW_HEADERS: &str = "content-type, accept, workspace-secret";
 /// What a page may read besides the simple headers: the rate-limit state.
 pub const EXPOSE_HEADERS: &str = "ratelimit-limit, ratelimit-remaining, ratelimit-reset, retry-after";
 /// How long a browser may reuse a preflight answer, in seconds.
@@ -56,6 +61,16 @@ mod tests {
         for bad in ["example.com", "https://example.com/", "ftp://x", "https://x:port", "https://", "*"] {
             let err = parse_allowlist(bad).unwrap_err();
             assert!(err.public_message().contains("CORS_ORIGINS"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn public_routes() {
+        for path in ["/ask", "/search", "/health", "/workspaces", "/workspaces/00000000000000aa/documents"] {
+            assert!(is_public(path), "{path}");
+        }
+        for path in ["/admin/ingest", "/workspacesx", "/"] {
+            assert!(!is_public(path), "{path}");
         }
     }
 

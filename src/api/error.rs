@@ -30,6 +30,67 @@ pub enum ApiError {
     Dependency(String),
     /// The day's spend cap is reached and there is no cached answer or fallback.
     BudgetExhausted,
+    /// The workspace secret matches no live workspace: wrong, or expired.
+    WorkspaceUnknown,
+    /// This client has created its most workspaces for the day.
+    WorkspaceLimit { limit: u32 },
+    /// An uploaded file refused for what it is or holds; nothing was stored.
+    Document(DocumentError),
+}
+
+/// Why an uploaded file is refused, each with its own code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DocumentError {
+    /// Over `WORKSPACE_MAX_FILE_BYTES`.
+    TooLarge { limit: usize },
+    /// Not Markdown, plain text or PDF (the declared content type).
+    Unsupported(String),
+    /// A PDF that cannot be read: malformed, or encrypted.
+    UnreadablePdf(String),
+    /// No text to index (a scanned PDF, an empty file).
+    NoText,
+    /// More text than `WORKSPACE_MAX_CHARS`.
+    TooManyCharacters { chars: usize, limit: usize },
+    /// The workspace would hold more than `WORKSPACE_MAX_PASSAGES` passages.
+    TooManyPassages { passages: usize, limit: usize },
+}
+
+impl DocumentError {
+    fn status(&self) -> u16 {
+        match self {
+            DocumentError::TooLarge { .. } => 413,
+            DocumentError::Unsupported(_) => 415,
+            _ => 422,
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            DocumentError::TooLarge { .. } => "file_too_large",
+            DocumentError::Unsupported(_) => "unsupported_document",
+            DocumentError::UnreadablePdf(_) => "unreadable_pdf",
+            DocumentError::NoText => "no_text",
+            DocumentError::TooManyCharacters { .. } => "too_many_characters",
+            DocumentError::TooManyPassages { .. } => "too_many_passages",
+        }
+    }
+
+    fn message(&self) -> String {
+        match self {
+            DocumentError::TooLarge { limit } => format!("the file is larger than {limit} bytes"),
+            DocumentError::Unsupported(what) => format!("upload Markdown (text/markdown), plain text (text/plain) or PDF (application/pdf), not {what}"),
+            DocumentError::UnreadablePdf(why) => format!("the PDF cannot be read: {why}"),
+            DocumentError::NoText => "the file has no text to index (a scanned PDF has only images)".into(),
+            DocumentError::TooManyCharacters { chars, limit } => format!("the file has {chars} characters of text; at most {limit} are allowed"),
+            DocumentError::TooManyPassages { passages, limit } => format!("the workspace would hold {passages} passages; at most {limit} are allowed"),
+        }
+    }
+}
+
+impl From<DocumentError> for ApiError {
+    fn from(e: DocumentError) -> Self {
+        ApiError::Document(e)
+    }
 }
 
 impl ApiError {
@@ -45,6 +106,9 @@ impl ApiError {
             ApiError::PayloadTooLarge { .. } => 413,
             ApiError::UnsupportedMediaType => 415,
             ApiError::Misconfigured(_) | ApiError::Dependency(_) | ApiError::BudgetExhausted => 503,
+            ApiError::WorkspaceUnknown => 403,
+            ApiError::WorkspaceLimit { .. } => 429,
+            ApiError::Document(e) => e.status(),
         }
     }
 
@@ -62,6 +126,9 @@ impl ApiError {
             ApiError::Misconfigured(_) => "misconfigured",
             ApiError::Dependency(_) => "unavailable",
             ApiError::BudgetExhausted => "budget_exhausted",
+            ApiError::WorkspaceUnknown => "workspace_unknown",
+            ApiError::WorkspaceLimit { .. } => "workspace_limit",
+            ApiError::Document(e) => e.code(),
         }
     }
 
@@ -79,6 +146,9 @@ impl ApiError {
             ApiError::Misconfigured(what) => format!("the worker is misconfigured: {what}"),
             ApiError::Dependency(_) => "a dependency is unavailable; try again later".into(),
             ApiError::BudgetExhausted => "today's AI budget is spent and this question has no cached answer; try again tomorrow (UTC)".into(),
+            ApiError::WorkspaceUnknown => "the workspace secret matches no live workspace (wrong, or expired)".into(),
+            ApiError::WorkspaceLimit { limit } => format!("at most {limit} workspaces per client per day; try again tomorrow (UTC)"),
+            ApiError::Document(e) => e.message(),
         }
     }
 }
@@ -118,6 +188,14 @@ mod tests {
             ApiError::Unauthorized,
             ApiError::TurnstileFailed(vec!["x".into()]),
             ApiError::RateLimited(crate::guards::rate_limit::decide(2, 1, crate::guards::rate_limit::window(0, 60))),
+            ApiError::WorkspaceUnknown,
+            ApiError::WorkspaceLimit { limit: 5 },
+            DocumentError::TooLarge { limit: 1 }.into(),
+            DocumentError::Unsupported("image/png".into()).into(),
+            DocumentError::UnreadablePdf("encrypted".into()).into(),
+            DocumentError::NoText.into(),
+            DocumentError::TooManyCharacters { chars: 2, limit: 1 }.into(),
+            DocumentError::TooManyPassages { passages: 2, limit: 1 }.into(),
         ];
         for err in errors {
             assert!((400..500).contains(&err.status()), "{err}");

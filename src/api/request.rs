@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use crate::api::error::ApiError;
+use crate::corpus::workspace::Reach;
 
 /// Largest `/ask` body accepted.
 pub const MAX_ASK_BODY: usize = 16 * 1024;
@@ -18,6 +19,8 @@ pub struct AskRequest {
     pub question: String,
     /// The Turnstile token, when the client sent one.
     pub token: Option<String>,
+    /// What to search: everything the client may see, or its workspace alone.
+    pub reach: Reach,
 }
 
 /// Checks that a JSON body was sent the right way: POST, `application/json`, not
@@ -41,6 +44,21 @@ pub fn check_json_post(
     Ok(())
 }
 
+/// The header API clients send a workspace secret in.
+pub const WORKSPACE_HEADER: &str = "workspace-secret";
+/// The cookie the demo page keeps a workspace secret in (`HttpOnly`).
+pub const WORKSPACE_COOKIE: &str = "gg_workspace";
+
+/// The workspace secret a request carries: the header, else the cookie.
+pub fn workspace_secret(header: Option<String>, cookies: Option<&str>) -> Option<String> {
+    header.filter(|h| !h.trim().is_empty()).map(|h| h.trim().to_string()).or_else(|| cookie(cookies?, WORKSPACE_COOKIE))
+}
+
+/// One cookie's value from a `Cookie` header.
+fn cookie(header: &str, name: &str) -> Option<String> {
+    header.split(';').filter_map(|pair| pair.trim().split_once('=')).find(|(k, _)| *k == name).map(|(_, v)| v.trim().to_string()).filter(|v| !v.is_empty())
+}
+
 /// Most passages `GET /search` returns.
 pub const MAX_SEARCH_K: usize = 8;
 
@@ -50,6 +68,8 @@ pub struct SearchRequest {
     pub query: String,
     /// Passages wanted (1..=8); `None` takes the configured `TOP_K`.
     pub k: Option<usize>,
+    /// `scope=workspace`: the workspace alone.
+    pub reach: Reach,
 }
 
 impl SearchRequest {
@@ -57,8 +77,10 @@ impl SearchRequest {
     pub fn parse<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, ApiError> {
         let mut query = None;
         let mut k = None;
+        let mut reach = Reach::All;
         for (name, value) in pairs {
             match name {
+                "scope" => reach = Reach::parse(value)?,
                 "q" => query = Some(question_text(value, "q")?),
                 "k" => {
                     let n: usize = value.parse().map_err(|_| ApiError::BadRequest("`k` must be a whole number".into()))?;
@@ -71,7 +93,7 @@ impl SearchRequest {
             }
         }
         let query = query.ok_or_else(|| ApiError::BadRequest("`q` is required".into()))?;
-        Ok(SearchRequest { query, k })
+        Ok(SearchRequest { query, k, reach })
     }
 }
 
@@ -112,7 +134,12 @@ impl AskRequest {
             }
             Some(_) => return Err(ApiError::BadRequest("`token` must be a string".into())),
         };
-        Ok(AskRequest { question, token })
+        let reach = match fields.get("scope") {
+            None | Some(Value::Null) => Reach::All,
+            Some(Value::String(s)) => Reach::parse(s)?,
+            Some(_) => return Err(ApiError::BadRequest("`scope` must be a string".into())),
+        };
+        Ok(AskRequest { question, token, reach })
     }
 }
 
@@ -144,6 +171,8 @@ mod tests {
             (r#"{"question": "hi", "token": 5}"#, "`token` must be a string"),
             (&long_token, "longer than 2048"),
             (&deep, "not valid JSON"),
+            (r#"{"question": "hi", "scope": "mine"}"#, "`scope` must be"),
+            (r#"{"question": "hi", "scope": 1}"#, "`scope` must be a string"),
         ];
         for (body, expected) in cases {
             let err = check(body).expect_err(body);
@@ -160,7 +189,8 @@ mod tests {
     #[test]
     fn valid_question_is_trimmed_and_kept_whole() {
         let ok = check(r#"{"question": "  How much is a day pass?\n", "token": "abc", "extra": 1}"#).unwrap();
-        assert_eq!(ok, AskRequest { question: "How much is a day pass?".into(), token: Some("abc".into()) });
+        assert_eq!(ok, AskRequest { question: "How much is a day pass?".into(), token: Some("abc".into()), reach: Reach::All });
+        assert_eq!(check(r#"{"question": "q", "scope": "workspace"}"#).unwrap().reach, Reach::Workspace);
         let exactly_max = format!(r#"{{"question":"{}"}}"#, "é".repeat(1000));
         assert!(check(&exactly_max).is_ok());
     }
@@ -168,11 +198,21 @@ mod tests {
     #[test]
     fn search_parameters() {
         let ok = SearchRequest::parse([("q", " day pass "), ("k", "8"), ("other", "x")]).unwrap();
-        assert_eq!(ok, SearchRequest { query: "day pass".into(), k: Some(8) });
+        assert_eq!(ok, SearchRequest { query: "day pass".into(), k: Some(8), reach: Reach::All });
+        assert_eq!(SearchRequest::parse([("q", "x"), ("scope", "workspace")]).unwrap().reach, Reach::Workspace);
         assert_eq!(SearchRequest::parse([("q", "x")]).unwrap().k, None);
-        for pairs in [vec![], vec![("q", " ")], vec![("q", "x"), ("k", "9")], vec![("q", "x"), ("k", "two")]] {
+        for pairs in [vec![], vec![("q", " ")], vec![("q", "x"), ("k", "9")], vec![("q", "x"), ("k", "two")], vec![("q", "x"), ("scope", "me")]] {
             assert_eq!(SearchRequest::parse(pairs).unwrap_err().code(), "bad_request");
         }
+    }
+
+    #[test]
+    fn the_workspace_secret_comes_from_the_header_or_the_cookie() {
+        assert_eq!(workspace_secret(Some(" s1 ".into()), Some("gg_workspace=s2")).as_deref(), Some("s1"));
+        assert_eq!(workspace_secret(None, Some("a=1; gg_workspace=s2; b=3")).as_deref(), Some("s2"));
+        assert_eq!(workspace_secret(Some(String::new()), Some("gg_workspace=")), None);
+        assert_eq!(workspace_secret(None, Some("xgg_workspace=s")), None);
+        assert_eq!(workspace_secret(None, None), None);
     }
 
     #[test]

@@ -1,13 +1,16 @@
 //! An in-memory [`Corpus`]: the native stand-in for D1 FTS5, used by the native
 //! tests and offline tools. It indexes the same terms and ranks with the same
 //! function (BM25, k1 = 1.2, b = 0.75, FTS5's defaults), so the pipeline's
-//! decisions here match those under workerd up to BM25 ties.
+//! decisions here match those under workerd up to BM25 ties. Workspaces are
+//! kept beside the shared passages and every lookup is restricted to its
+//! scope, as the D1 index restricts its matches.
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use crate::corpus::chunk::{self, Passage};
 use crate::api::error::ApiError;
+use crate::corpus::workspace::{self, Scope, WorkspaceState};
 use crate::ports::{Corpus, CorpusState};
 use crate::stages::pipeline::{Lookup, StoredHit};
 use crate::corpus::vocabulary::Vocabulary;
@@ -17,19 +20,30 @@ pub const NOT_CORPUS: &[&str] = &["COVERAGE.md", "README.md"];
 /// The corpus's vocabulary, beside its documents (optional).
 pub const VOCABULARY_FILE: &str = "vocabulary.json";
 
+/// A passage with its index terms.
+type Indexed = (Passage, Vec<String>);
+
+/// One workspace: its state, the hash of its secret, its passages.
+struct Workspace {
+    state: WorkspaceState,
+    secret_hash: String,
+    passages: Vec<Indexed>,
+}
+
 /// Passages with their index terms.
 pub struct MemoryCorpus {
-    passages: Vec<(Passage, Vec<String>)>,
-    /// Passages containing each term, counted once at load (FTS5 keeps the same).
+    passages: Vec<Indexed>,
+    /// Shared passages containing each term, counted once at load.
     doc_freqs: HashMap<String, u32>,
     avg_len: f64,
     vocabulary: Vocabulary,
+    workspaces: Vec<Workspace>,
 }
 
 impl MemoryCorpus {
     /// Chunks `(file name, markdown)` documents.
     pub fn new(documents: &[(String, String)]) -> MemoryCorpus {
-        let passages: Vec<(Passage, Vec<String>)> = documents
+        let passages: Vec<Indexed> = documents
             .iter()
             .flat_map(|(name, text)| chunk::chunk_document(name, text))
             .map(|p| {
@@ -48,7 +62,33 @@ impl MemoryCorpus {
         }
         let total: usize = passages.iter().map(|(_, t)| t.len()).sum();
         let avg_len = total as f64 / passages.len().max(1) as f64;
-        MemoryCorpus { passages, doc_freqs, avg_len, vocabulary: Vocabulary::default() }
+        MemoryCorpus { passages, doc_freqs, avg_len, vocabulary: Vocabulary::default(), workspaces: Vec::new() }
+    }
+
+    /// Adds a workspace holding `documents`, reached with `secret`.
+    pub fn with_workspace(mut self, id: &str, secret: &str, documents: &[(String, String)], expires_at: u64) -> MemoryCorpus {
+        let passages: Vec<Indexed> = documents
+            .iter()
+            .flat_map(|(name, text)| workspace::plan_upload(id, name, text, &[], &workspace::Limits::default()).map(|p| p.added).unwrap_or_default())
+            .map(|p| {
+                let terms = p.index_terms().split(' ').map(String::from).collect();
+                (p, terms)
+            })
+            .collect();
+        let hashes = passages.iter().map(|(p, _)| (p.id.clone(), p.content_hash())).collect();
+        let state = WorkspaceState { id: id.to_string(), version: crate::corpus::ingest::corpus_version(&hashes, &Vocabulary::default()), expires_at };
+        self.workspaces.push(Workspace { state, secret_hash: workspace::secret_hash(secret), passages });
+        self
+    }
+
+    /// Every passage in `scope`, with its terms.
+    fn in_scope<'a>(&'a self, scope: &'a Scope) -> impl Iterator<Item = &'a Indexed> + 'a {
+        let shared = self.passages.iter().filter(move |_| scope.allows(None));
+        shared.chain(self.workspaces_in(scope).flat_map(|w| w.passages.iter()))
+    }
+
+    fn workspaces_in<'a>(&'a self, scope: &'a Scope) -> impl Iterator<Item = &'a Workspace> + 'a {
+        self.workspaces.iter().filter(move |w| scope.allows(Some(&w.state.id)))
     }
 
     /// The same corpus with a vocabulary.
@@ -80,18 +120,21 @@ impl MemoryCorpus {
         self.passages.iter().map(|(p, _)| p)
     }
 
-    fn doc_freq(&self, term: &str) -> u32 {
-        self.doc_freqs.get(term).copied().unwrap_or(0)
+    /// Passages in `scope` containing `term`.
+    fn doc_freq(&self, scope: &Scope, term: &str) -> u32 {
+        let shared = if scope.allows(None) { self.doc_freqs.get(term).copied().unwrap_or(0) } else { 0 };
+        let own = self.workspaces_in(scope).flat_map(|w| w.passages.iter()).filter(|(_, terms)| terms.iter().any(|t| t == term)).count() as u32;
+        shared + own
     }
 
-    fn bm25(&self, terms: &[String], passage_terms: &[String]) -> f64 {
+    fn bm25(&self, scope: &Scope, terms: &[String], passage_terms: &[String]) -> f64 {
         let n = self.passages.len() as f64;
         let len = passage_terms.len() as f64;
         terms
             .iter()
             .map(|t| {
                 let tf = passage_terms.iter().filter(|x| *x == t).count() as f64;
-                let df = f64::from(self.doc_freq(t));
+                let df = f64::from(self.doc_freq(scope, t));
                 let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
                 idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len / self.avg_len))
             })
@@ -103,25 +146,28 @@ impl Corpus for MemoryCorpus {
     async fn state(&self) -> Result<CorpusState, ApiError> {
         let hashes = self.passages.iter().map(|(p, _)| (p.id.clone(), p.content_hash())).collect();
         let version = crate::corpus::ingest::corpus_version(&hashes, &self.vocabulary);
-        Ok(CorpusState { version, vocabulary: self.vocabulary.clone() })
+        Ok(CorpusState { version, vocabulary: self.vocabulary.clone(), scope: Scope::Shared })
     }
 
-    async fn passages(&self, ids: &[String]) -> Result<Vec<StoredHit>, ApiError> {
-        Ok(self.passages.iter().map(|(p, _)| p).filter(|p| ids.contains(&p.id)).map(stored).collect())
+    async fn workspace(&self, secret_hash: &str, now: u64) -> Result<Option<WorkspaceState>, ApiError> {
+        Ok(self.workspaces.iter().find(|w| w.secret_hash == secret_hash && w.state.expires_at > now).map(|w| w.state.clone()))
     }
 
-    async fn lookup(&self, terms: &[String], _expression: &str, k: usize) -> Result<Lookup, ApiError> {
+    async fn passages(&self, scope: &Scope, ids: &[String]) -> Result<Vec<StoredHit>, ApiError> {
+        Ok(self.in_scope(scope).map(|(p, _)| p).filter(|p| ids.contains(&p.id)).map(stored).collect())
+    }
+
+    async fn lookup(&self, scope: &Scope, terms: &[String], _expression: &str, k: usize) -> Result<Lookup, ApiError> {
         let mut scored: Vec<(f64, &Passage)> = self
-            .passages
-            .iter()
-            .map(|(p, passage_terms)| (self.bm25(terms, passage_terms), p))
+            .in_scope(scope)
+            .map(|(p, passage_terms)| (self.bm25(scope, terms, passage_terms), p))
             .filter(|(score, _)| *score > 0.0)
             .collect();
         // Best first; ties in corpus order, as FTS5 returns them by rowid.
         scored.sort_by(|a, b| b.0.total_cmp(&a.0));
         Ok(Lookup {
-            total_passages: self.passages.len() as u32,
-            doc_freqs: terms.iter().map(|t| self.doc_freq(t)).collect(),
+            total_passages: self.in_scope(scope).count() as u32,
+            doc_freqs: terms.iter().map(|t| self.doc_freq(scope, t)).collect(),
             hits: scored.into_iter().take(k).map(|(_, p)| stored(p)).collect(),
         })
     }

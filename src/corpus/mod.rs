@@ -3,6 +3,8 @@
 
 pub mod chunk;
 pub mod ingest;
+pub mod pdf;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod memory;
 pub mod vocabulary;
+pub mod workspace;

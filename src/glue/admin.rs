@@ -65,7 +65,7 @@ pub async fn ingest(req: &mut Request, env: &Env, request_id: &str) -> Result<Re
     let body = read_json_body(req, MAX_INGEST_BODY).await?;
     let request = IngestRequest::parse(&body)?;
     let corpus = D1Corpus::new(env)?;
-    let stored = corpus.stored().await?;
+    let stored = corpus.stored(None).await?;
     let vocabulary = request.vocabulary_after(&corpus.state().await?.vocabulary);
     let plan = ingest::plan(&stored, request.passages(), &request.stems(), request.complete, &vocabulary);
     let config = config(env)?;
@@ -73,7 +73,7 @@ pub async fn ingest(req: &mut Request, env: &Env, request_id: &str) -> Result<Re
         Engine::Local => 0.0,
         Engine::WorkersAi => {
             let deadline = f64::INFINITY;
-            vectors::sync(&workers_ai(env, &config, deadline)?, &plan).await?
+            vectors::sync(&workers_ai(env, &config, deadline)?, &plan, None).await?
         }
     };
     if embedding_neurons > 0.0 {
@@ -166,6 +166,8 @@ struct Health {
     bindings: Bindings,
     corpus_version: String,
     passages: u32,
+    /// Vectors in the index, as Vectorize reports it (Workers AI engine).
+    vectors: Option<u64>,
     /// This build's answering rules (part of every cache key).
     build: String,
     turnstile: TurnstileInfo,
@@ -202,11 +204,17 @@ pub async fn health(env: &Env) -> Result<Response, ApiError> {
         generation: config.generation_model.clone(),
         judge: config.judge_model.clone(),
     });
+    let index = vectorize::from_env(env);
+    let vectors = match (&index, config.engine) {
+        (Some(index), Engine::WorkersAi) => vectors::count(index).await,
+        _ => None,
+    };
     let health = Health {
         status: "ok",
         engine: config.engine.as_str(),
         models,
-        bindings: Bindings { db: true, ai: ai::from_env(env).is_some(), vectorize: vectorize::from_env(env).is_some() },
+        bindings: Bindings { db: true, ai: ai::from_env(env).is_some(), vectorize: index.is_some() },
+        vectors,
         corpus_version: corpus.state().await?.version,
         passages: corpus.passage_count().await?,
         build: answers::build_id(),

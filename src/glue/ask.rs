@@ -27,9 +27,16 @@ pub async fn run(mut req: Request, env: Env, request_id: String, progress: &dyn 
     };
     let admin = super::is_admin(&req, &env);
     let client_ip = req.headers().get("cf-connecting-ip").ok().flatten();
+    let workspace_secret = super::workspace_secret(&req);
     let body = super::read_json_body(&mut req, MAX_ASK_BODY).await;
     let flow = Flow { ports: &ports, config: &config };
-    let input = AskInput { request_id: &request_id, body: body.as_deref().map_err(Clone::clone), admin, client_ip: client_ip.as_deref() };
+    let input = AskInput {
+        request_id: &request_id,
+        body: body.as_deref().map_err(Clone::clone),
+        admin,
+        client_ip: client_ip.as_deref(),
+        workspace_secret: workspace_secret.as_deref(),
+    };
     let finished = flow.ask(&input, progress).await;
     deliver(finished.result);
     flow.after(finished.after).await;

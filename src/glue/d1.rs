@@ -10,6 +10,7 @@ use worker::{D1Database, D1PreparedStatement, Env};
 use crate::corpus::chunk::Passage;
 use crate::api::error::ApiError;
 use crate::corpus::ingest::{IngestPlan, StoredPassage};
+use crate::corpus::workspace::{self, Scope, WorkspaceState};
 use crate::ports::{Corpus, CorpusState};
 use crate::stages::pipeline::{Lookup, StoredHit};
 
@@ -70,25 +71,58 @@ impl D1Corpus {
         self.db.prepare(sql).bind(args).map_err(dependency("bind"))
     }
 
-    /// Every stored passage's id, document and hash.
-    pub async fn stored(&self) -> Result<Vec<StoredPassage>, ApiError> {
-        let result = self.db.prepare("SELECT id, doc, hash FROM passages ORDER BY id").all().await.map_err(dependency("read passages"))?;
+    /// Every stored passage's id, document and hash, of the shared corpus
+    /// (`None`) or of one workspace.
+    pub async fn stored(&self, workspace: Option<&str>) -> Result<Vec<StoredPassage>, ApiError> {
+        // `IS` compares NULL as a value: `workspace IS NULL` for the shared corpus.
+        let result = self
+            .statement("SELECT id, doc, hash FROM passages WHERE workspace IS ?1 ORDER BY id", &[optional(workspace)])?
+            .all()
+            .await
+            .map_err(dependency("read passages"))?;
         result.results().map_err(dependency("decode passages"))
     }
 
-    /// The passage count.
+    /// The shared corpus's passage count.
     pub async fn passage_count(&self) -> Result<u32, ApiError> {
-        let row: Option<Count> = self.db.prepare("SELECT count(*) AS n FROM passages").first(None).await.map_err(dependency("count"))?;
+        let row: Option<Count> =
+            self.db.prepare("SELECT count(*) AS n FROM passages WHERE workspace IS NULL").first(None).await.map_err(dependency("count"))?;
         Ok(row.map_or(0, |r| r.n))
     }
 
-    /// Applies an ingest plan and records the new version, in one transaction.
+    /// Applies an ingest plan to the shared corpus and records its new
+    /// version, in one transaction.
     pub async fn apply(&self, plan: &IngestPlan) -> Result<(), ApiError> {
+        let mut batch = self.changes(plan, None)?;
+        for (key, value) in [("vocabulary", plan.vocabulary.canonical()), ("corpus_version", plan.version.clone())] {
+            batch.push(self.statement(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                &[key.into(), value.into()],
+            )?);
+        }
+        self.db.batch(batch).await.map_err(dependency("apply ingest"))?;
+        remember(&CorpusState { version: plan.version.clone(), vocabulary: plan.vocabulary.clone(), scope: Scope::Shared });
+        Ok(())
+    }
+
+    /// Applies an upload's plan to a workspace and records its new version,
+    /// in one transaction.
+    pub async fn apply_upload(&self, plan: &IngestPlan, workspace: &str) -> Result<(), ApiError> {
+        let mut batch = self.changes(plan, Some(workspace))?;
+        batch.push(self.statement("UPDATE workspaces SET version = ?2 WHERE id = ?1", &[workspace.into(), plan.version.as_str().into()])?);
+        self.db.batch(batch).await.map_err(dependency("apply upload"))?;
+        Ok(())
+    }
+
+    /// The statements that write a plan's passages and their index rows.
+    fn changes(&self, plan: &IngestPlan, workspace: Option<&str>) -> Result<Vec<D1PreparedStatement>, ApiError> {
+        let scope = workspace::token(workspace);
         let mut batch = Vec::new();
         for passage in &plan.added {
+            let [id, doc, section, text, hash] = passage_args(passage);
             batch.push(self.statement(
-                "INSERT INTO passages (id, doc, section, text, hash) VALUES (?1, ?2, ?3, ?4, ?5)",
-                &passage_args(passage),
+                "INSERT INTO passages (id, doc, section, text, hash, workspace) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                &[id, doc, section, text, hash, optional(workspace)],
             )?);
         }
         for passage in &plan.updated {
@@ -100,23 +134,30 @@ impl D1Corpus {
         }
         for passage in plan.added.iter().chain(&plan.updated) {
             batch.push(self.statement(
-                "INSERT INTO passages_fts (id, terms) VALUES (?1, ?2)",
-                &[passage.id.as_str().into(), passage.index_terms().into()],
+                "INSERT INTO passages_fts (id, scope, terms) VALUES (?1, ?2, ?3)",
+                &[passage.id.as_str().into(), scope.as_str().into(), passage.index_terms().into()],
             )?);
         }
         for id in &plan.removed {
             batch.push(self.statement("DELETE FROM passages WHERE id = ?1", &[id.as_str().into()])?);
             batch.push(self.statement("DELETE FROM passages_fts WHERE id = ?1", &[id.as_str().into()])?);
         }
-        for (key, value) in [("vocabulary", plan.vocabulary.canonical()), ("corpus_version", plan.version.clone())] {
-            batch.push(self.statement(
-                "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                &[key.into(), value.into()],
-            )?);
-        }
-        self.db.batch(batch).await.map_err(dependency("apply ingest"))?;
-        remember(&CorpusState { version: plan.version.clone(), vocabulary: plan.vocabulary.clone() });
-        Ok(())
+        Ok(batch)
+    }
+}
+
+/// A nullable text argument.
+fn optional(value: Option<&str>) -> JsValue {
+    value.map_or(JsValue::NULL, JsValue::from)
+}
+
+/// The SQL condition on `passages.workspace` for `scope`, its workspace id
+/// bound as `?1`.
+fn in_scope(scope: &Scope) -> &'static str {
+    match scope {
+        Scope::Shared => "workspace IS NULL",
+        Scope::With(_) => "(workspace IS NULL OR workspace = ?1)",
+        Scope::Only(_) => "workspace = ?1",
     }
 }
 
@@ -142,19 +183,33 @@ impl Corpus for D1Corpus {
             version: value("corpus_version").unwrap_or("empty").to_string(),
             // Only a vocabulary that passed ingest's checks is ever stored.
             vocabulary: value("vocabulary").and_then(|v| serde_json::from_str(v).ok()).unwrap_or_default(),
+            scope: Scope::Shared,
         };
         remember(&state);
         Ok(state)
     }
 
-    async fn passages(&self, ids: &[String]) -> Result<Vec<StoredHit>, ApiError> {
+    async fn workspace(&self, secret_hash: &str, now: u64) -> Result<Option<WorkspaceState>, ApiError> {
+        let row: Option<WorkspaceRow> = self
+            .statement(
+                "SELECT id, version, expires_at FROM workspaces WHERE secret_hash = ?1 AND expires_at > ?2",
+                &[secret_hash.into(), JsValue::from(now as f64)],
+            )?
+            .first(None)
+            .await
+            .map_err(dependency("read workspace"))?;
+        Ok(row.map(|r| WorkspaceState { id: r.id, version: r.version, expires_at: r.expires_at }))
+    }
+
+    async fn passages(&self, scope: &Scope, ids: &[String]) -> Result<Vec<StoredHit>, ApiError> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let placeholders = (1..=ids.len()).map(|i| format!("?{i}")).collect::<Vec<_>>().join(", ");
-        let args: Vec<JsValue> = ids.iter().map(|id| id.as_str().into()).collect();
+        let placeholders = (2..ids.len() + 2).map(|i| format!("?{i}")).collect::<Vec<_>>().join(", ");
+        let args: Vec<JsValue> = std::iter::once(optional(scope.workspace())).chain(ids.iter().map(|id| id.as_str().into())).collect();
+        let sql = format!("SELECT id, doc, section, text FROM passages WHERE id IN ({placeholders}) AND {}", in_scope(scope));
         let rows: Vec<HitRow> = self
-            .statement(&format!("SELECT id, doc, section, text FROM passages WHERE id IN ({placeholders})"), &args)?
+            .statement(&sql, &args)?
             .all()
             .await
             .map_err(dependency("read passages"))?
@@ -163,19 +218,18 @@ impl Corpus for D1Corpus {
         Ok(rows.into_iter().map(HitRow::into_hit).collect())
     }
 
-    async fn lookup(&self, terms: &[String], expression: &str, k: usize) -> Result<Lookup, ApiError> {
-        let mut batch = vec![self.statement("SELECT count(*) AS n FROM passages", &[])?];
+    async fn lookup(&self, scope: &Scope, terms: &[String], expression: &str, k: usize) -> Result<Lookup, ApiError> {
+        const COUNT: &str = "SELECT count(*) AS n FROM passages_fts WHERE passages_fts MATCH ?1";
+        let mut batch = vec![self.statement(COUNT, &[scope.everything().into()])?];
         for term in terms {
-            batch.push(self.statement(
-                "SELECT count(*) AS n FROM passages_fts WHERE passages_fts MATCH ?1",
-                &[format!("\"{term}\"").into()],
-            )?);
+            batch.push(self.statement(COUNT, &[scope.restrict(&format!("\"{term}\"")).into()])?);
         }
+        // bm25 weighs only `terms` (id 0, scope 0): the scope filter matches every row alike.
         batch.push(self.statement(
             "SELECT p.id, p.doc, p.section, p.text FROM passages_fts \
              JOIN passages p ON p.id = passages_fts.id \
-             WHERE passages_fts MATCH ?1 ORDER BY bm25(passages_fts), p.id LIMIT ?2",
-            &[expression.into(), JsValue::from(k as u32)],
+             WHERE passages_fts MATCH ?1 ORDER BY bm25(passages_fts, 0.0, 0.0, 1.0), p.id LIMIT ?2",
+            &[scope.restrict(expression).into(), JsValue::from(k as u32)],
         )?);
         let results = self.db.batch(batch).await.map_err(dependency("lookup"))?;
         let result = |i: usize| results.get(i).ok_or_else(|| ApiError::Dependency(format!("D1 lookup: no result {i}")));
@@ -191,6 +245,13 @@ impl Corpus for D1Corpus {
             hits: hits.into_iter().map(HitRow::into_hit).collect(),
         })
     }
+}
+
+#[derive(Deserialize)]
+struct WorkspaceRow {
+    id: String,
+    version: String,
+    expires_at: u64,
 }
 
 #[derive(Deserialize)]

@@ -18,6 +18,7 @@ mod stream;
 mod turnstile;
 mod vectorize;
 mod vectors;
+mod workspaces;
 
 use serde::Serialize;
 use worker::{console_error, event, Context, Env, Headers, Method, Request, Response};
@@ -49,7 +50,7 @@ async fn fetch(mut req: Request, env: Env, ctx: Context) -> worker::Result<Respo
     let path = req.path();
     let origin = req.headers().get("origin").ok().flatten();
     let preflight = req.method() == Method::Options;
-    let response = if preflight && cors::PUBLIC_ROUTES.contains(&path.as_str()) {
+    let response = if preflight && cors::is_public(&path) {
         // A preflight; `with_cors` adds the headers if the origin is allowed.
         Response::builder().with_status(204).empty()
     } else if path == "/ask" && stream::wants_events(&req) {
@@ -81,8 +82,16 @@ async fn route(req: &mut Request, env: &Env, request_id: &str) -> Result<Respons
         "/search" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         "/health" if req.method() == Method::Get => admin::health(env).await,
         "/health" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
+        path if path == "/workspaces" || path.starts_with("/workspaces/") => workspaces::route(req, env, request_id).await,
         _ => Err(ApiError::NotFound),
     }
+}
+
+/// The workspace secret the request carries (header, else cookie).
+fn workspace_secret(req: &Request) -> Option<String> {
+    let headers = req.headers();
+    let cookies = headers.get("cookie").ok().flatten();
+    request::workspace_secret(headers.get(request::WORKSPACE_HEADER).ok().flatten(), cookies.as_deref())
 }
 
 /// A secret (or, locally, a var of that name); `None` when unset or empty.
@@ -140,7 +149,7 @@ fn log_failure(err: &ApiError, request_id: &str) {
 /// CORS on the public routes: `Vary: Origin` always (the answer depends on it),
 /// the allow headers only for an origin on the `CORS_ORIGINS` allowlist.
 fn with_cors(mut response: Response, path: &str, origin: Option<&str>, preflight: bool, env: &Env) -> Response {
-    if !cors::PUBLIC_ROUTES.contains(&path) {
+    if !cors::is_public(path) {
         return response;
     }
     // Constant, valid header names; values are an allowlisted origin or constants.
@@ -233,6 +242,7 @@ async fn maintain(env: &Env) -> Result<(), ApiError> {
     let audit = audit::D1Audit { db: d1::database(env)? };
     audit.roll_up(crate::guards::rate_limit::window(now, window).start, window).await?;
     audit.seal().await?;
+    workspaces::expire(env).await?;
     audit.prune((now_ms as u64).saturating_sub(u64::from(config.audit_retention_days) * 86_400_000)).await?;
     revalidate(env, &config).await
 }
@@ -249,7 +259,7 @@ async fn revalidate(env: &Env, config: &Config) -> Result<(), ApiError> {
     for stale in cache::stale_pins(&db, &build, REVALIDATE_PER_RUN).await? {
         let request_id = new_request_id();
         let body = serde_json::to_vec(&serde_json::json!({ "question": stale.question })).unwrap_or_default();
-        let input = AskInput { request_id: &request_id, body: Ok(&body), admin: true, client_ip: None };
+        let input = AskInput { request_id: &request_id, body: Ok(&body), admin: true, client_ip: None, workspace_secret: None };
         let finished = flow.ask(&input, &()).await;
         flow.after(finished.after).await;
         let version = ports.corpus().state().await?.version;

@@ -10,6 +10,7 @@ use super::js::CallError;
 use super::vectorize::VectorizeBinding;
 use super::within;
 use crate::config::Config;
+use crate::corpus::workspace::Scope;
 use crate::models::{Embeddings, Message, ModelError, Models, Reply, Reported};
 
 /// The Workers AI engine's bindings.
@@ -120,8 +121,10 @@ impl Models for WorkersAi<'_> {
         Ok(Reply { text, usage: reported(out.usage) })
     }
 
-    async fn nearest(&self, vector: &[f32], k: usize) -> Result<Vec<(String, f64)>, ModelError> {
-        let out: QueryOutput = self.bounded(self.index.nearest(vector, k)).await?;
+    async fn nearest(&self, scope: &Scope, vector: &[f32], k: usize) -> Result<Vec<(String, f64)>, ModelError> {
+        // Only vectors of the request's scope are searched (metadata index `scope`).
+        let filter = serde_json::json!({ "scope": { "$in": scope.tokens() } });
+        let out: QueryOutput = self.bounded(self.index.nearest(vector, k, &filter)).await?;
         Ok(out.matches.into_iter().map(|m| (m.id, m.score)).collect())
     }
 }

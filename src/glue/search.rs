@@ -54,6 +54,8 @@ async fn run(req: &Request, env: &Env, request_id: &str) -> Result<Found, ApiErr
     let ports = WorkerPorts::new(env, &config, worker::js_sys::Date::now() + f64::from(config.request_deadline_ms))?;
     let admin = super::is_admin(req, env);
     let client_ip = req.headers().get("cf-connecting-ip").ok().flatten();
+    let workspace_secret = super::workspace_secret(req);
     let flow = Flow { ports: &ports, config: &config };
-    flow.search(SearchInput { request_id, query, admin, client_ip: client_ip.as_deref() }).await
+    let input = SearchInput { request_id, query, admin, client_ip: client_ip.as_deref(), workspace_secret: workspace_secret.as_deref() };
+    flow.search(input).await
 }

@@ -29,9 +29,9 @@ pub fn from_env(env: &Env) -> Option<VectorizeBinding> {
 }
 
 impl VectorizeBinding {
-    /// The `top_k` nearest vectors, ids and scores only.
-    pub async fn nearest<O: DeserializeOwned>(&self, vector: &[f32], top_k: usize) -> Result<O, CallError> {
-        let options = serde_json::json!({ "topK": top_k, "returnValues": false, "returnMetadata": "none" });
+    /// The `top_k` nearest vectors whose metadata passes `filter`, ids and scores only.
+    pub async fn nearest<O: DeserializeOwned>(&self, vector: &[f32], top_k: usize, filter: &serde_json::Value) -> Result<O, CallError> {
+        let options = serde_json::json!({ "topK": top_k, "returnValues": false, "returnMetadata": "none", "filter": filter });
         settle(self.query(&to_js(&vector)?, &to_js(&options)?)).await
     }
 

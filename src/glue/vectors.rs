@@ -7,10 +7,12 @@
 use serde::{Deserialize, Serialize};
 
 use super::models::WorkersAi;
+use super::vectorize::VectorizeBinding;
 use crate::corpus::chunk::Passage;
 use crate::cost::{self, Usage};
 use crate::api::error::ApiError;
 use crate::corpus::ingest::IngestPlan;
+use crate::corpus::workspace;
 use crate::models::Models;
 
 /// Workers AI embeds at most 100 texts per call.
@@ -27,13 +29,24 @@ struct Vector<'a> {
 struct Metadata<'a> {
     doc: &'a str,
     section: &'a str,
+    /// `shared` or the workspace's token: what queries filter on.
+    scope: &'a str,
 }
 
-/// `describe()`: Vectorize reports `dimensions` (or, older, `config.dimensions`).
+/// `describe()`: Vectorize reports `dimensions` (or, older, `config.dimensions`)
+/// and `vectorCount`.
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct IndexInfo {
     dimensions: Option<usize>,
     config: Option<IndexConfig>,
+    vector_count: Option<u64>,
+}
+
+/// The vectors the index holds, as Vectorize reports it (V2 applies writes
+/// asynchronously, so it may lag); `None` when it does not say.
+pub async fn count(index: &VectorizeBinding) -> Option<u64> {
+    index.info::<IndexInfo>().await.ok()?.vector_count
 }
 
 #[derive(Deserialize)]
@@ -41,9 +54,21 @@ struct IndexConfig {
     dimensions: usize,
 }
 
-/// Embeds and upserts the plan's new and changed passages, deletes its removed
-/// ones; returns the neurons the embeddings cost.
-pub async fn sync(models: &WorkersAi<'_>, plan: &IngestPlan) -> Result<f64, ApiError> {
+/// What is embedded of a passage: its heading and its text.
+fn text(p: &Passage) -> String {
+    format!("{}\n{}", p.section, p.text)
+}
+
+/// The texts an ingest plan embeds, for its spend bound.
+pub fn texts(plan: &IngestPlan) -> Vec<String> {
+    plan.added.iter().chain(&plan.updated).map(text).collect()
+}
+
+/// Embeds and upserts the plan's new and changed passages (of the shared
+/// corpus, or of `workspace`), deletes its removed ones; returns the neurons
+/// the embeddings cost.
+pub async fn sync(models: &WorkersAi<'_>, plan: &IngestPlan, workspace: Option<&str>) -> Result<f64, ApiError> {
+    let scope = workspace::token(workspace);
     let unavailable = |what: &str, e: String| ApiError::Dependency(format!("{what}: {e}"));
     let info: IndexInfo = models.index.info().await.map_err(|e| unavailable("Vectorize describe", e.0))?;
     let dimensions = info.dimensions.or(info.config.map(|c| c.dimensions));
@@ -58,7 +83,7 @@ pub async fn sync(models: &WorkersAi<'_>, plan: &IngestPlan) -> Result<f64, ApiE
     let changed: Vec<&Passage> = plan.added.iter().chain(&plan.updated).collect();
     let mut neurons = 0.0;
     for batch in changed.chunks(EMBED_BATCH) {
-        let texts: Vec<String> = batch.iter().map(|p| format!("{}\n{}", p.section, p.text)).collect();
+        let texts: Vec<String> = batch.iter().map(|p| text(p)).collect();
         let embedded = models.embed(&texts).await.map_err(|e| unavailable("embedding", e.to_string()))?;
         let bound = texts.iter().map(|t| cost::embed_bound(t)).fold(Usage::default(), |a, b| Usage { input_tokens: a.input_tokens + b.input_tokens, output_tokens: 0 });
         neurons += cost::neurons(cost::price(models.config, &models.config.embedding_model), embedded.usage.or_bound(bound));
@@ -72,7 +97,7 @@ pub async fn sync(models: &WorkersAi<'_>, plan: &IngestPlan) -> Result<f64, ApiE
         let vectors: Vec<Vector> = batch
             .iter()
             .zip(embedded.vectors)
-            .map(|(p, values)| Vector { id: &p.id, values, metadata: Metadata { doc: &p.doc, section: &p.section } })
+            .map(|(p, values)| Vector { id: &p.id, values, metadata: Metadata { doc: &p.doc, section: &p.section, scope: &scope } })
             .collect();
         models.index.put(&vectors).await.map_err(|e| unavailable("Vectorize upsert", e.0))?;
     }

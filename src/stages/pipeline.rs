@@ -32,6 +32,7 @@ use crate::stages::Stages;
 use crate::stages::support::{self, ClaimCheck};
 use crate::text;
 use crate::corpus::vocabulary::Vocabulary;
+use crate::corpus::workspace::Scope;
 use crate::ports::{Clock, Corpus, CorpusState};
 
 /// Content-word overlap below which a judged claim is capped: the judge cited
@@ -74,12 +75,14 @@ pub struct Pipeline<'a, C, K, M> {
     pub config: &'a Config,
     /// The paid models; `None` runs the local engine.
     pub models: Option<&'a M>,
+    /// The passages this request may see.
+    pub scope: Scope,
 }
 
 impl<'a, C: Corpus, K: Clock> Pipeline<'a, C, K, NoModels> {
-    /// The local engine: no paid call can happen.
+    /// The local engine over the shared corpus: no paid call can happen.
     pub fn local(corpus: &'a C, clock: &'a K, config: &'a Config) -> Self {
-        Pipeline { corpus, clock, config, models: None }
+        Pipeline { corpus, clock, config, models: None, scope: Scope::Shared }
     }
 }
 
@@ -220,7 +223,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
     async fn retrieve(&self, question: &str, keyed: &[(String, String)], k: usize, meter: &mut Meter) -> Result<Result<Retrieval, ModelError>, ApiError> {
         let terms: Vec<String> = keyed.iter().map(|(t, _)| t.clone()).collect();
         let lookup = match retrieve::match_expression(&terms) {
-            Some(expression) => self.corpus.lookup(&terms, &expression, k).await?,
+            Some(expression) => self.corpus.lookup(&self.scope, &terms, &expression, k).await?,
             None => Lookup::default(),
         };
         let lexical_count = lookup.hits.len();
@@ -333,7 +336,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             }
         }
         let Some(expression) = retrieve::match_expression(&unseen) else { return Ok(()) };
-        let lookup = self.corpus.lookup(&unseen, &expression, 0).await?;
+        let lookup = self.corpus.lookup(&self.scope, &unseen, &expression, 0).await?;
         let never: Vec<&String> = unseen.iter().zip(&lookup.doc_freqs).filter(|(_, df)| **df == 0).map(|(t, _)| t).collect();
         for check in checks.iter_mut() {
             let keyed = text::keyed_terms(&check.text);
@@ -401,7 +404,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
                 self.config.embedding_dimensions
             )));
         }
-        models.nearest(&vector, k).await
+        models.nearest(&self.scope, &vector, k).await
     }
 
     fn charge(&self, meter: &mut Meter, model: &str, usage: Usage) {
@@ -427,7 +430,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         let missing: Vec<String> = vector_ids.iter().filter(|id| !lexical_ids.contains(id)).cloned().collect();
         let mut stored = lexical;
         if !missing.is_empty() {
-            stored.extend(self.corpus.passages(&missing).await?);
+            stored.extend(self.corpus.passages(&self.scope, &missing).await?);
         }
         let lists: Vec<&[String]> = if vector.is_some() { vec![&lexical_ids, &vector_ids] } else { vec![&lexical_ids] };
         Ok(retrieve::fuse(&lists)

@@ -116,7 +116,7 @@ test('the first run creates the database, the index, its metadata indexes and th
   assert.equal(s.d1.length, 1);
   assert.match(readFileSync(join(project, 'wrangler.toml'), 'utf8'), new RegExp(`database_id = "${s.d1[0].uuid}"`));
   assert.deepEqual(named(calls, 'vectorize', 'create')[0].slice(2), ['groundgate-passages', '--dimensions=768', '--metric=cosine']);
-  assert.deepEqual(s.vectorize[0].metadata.map((m) => [m.property, m.vectorsBefore]), [['doc', 0], ['section', 0]]);
+  assert.deepEqual(s.vectorize[0].metadata.map((m) => [m.property, m.vectorsBefore]), [['doc', 0], ['section', 0], ['scope', 0]]);
   const order = (pred) => calls.findIndex(pred);
   assert.ok(order((c) => c[1] === 'create-metadata-index') < order((c) => c[0] === 'deploy'), 'metadata indexes before anything can insert');
   assert.ok(named(calls, 'd1', 'migrations', 'apply').length === 1);

@@ -193,6 +193,24 @@ export class AiDouble extends WorkerEntrypoint {
 
 const index = new Map();
 
+/** Vectorize's metadata filter: each key a value (implicit $eq) or an
+ * object of $eq, $ne, $in, $nin; every key must pass. */
+function passes(metadata, filter) {
+  return Object.entries(filter).every(([key, condition]) => {
+    const value = metadata[key];
+    if (condition === null || typeof condition !== 'object') return value === condition;
+    return Object.entries(condition).every(([op, operand]) => {
+      switch (op) {
+        case '$eq': return value === operand;
+        case '$ne': return value !== operand;
+        case '$in': return operand.includes(value);
+        case '$nin': return !operand.includes(value);
+        default: throw new Error(`VectorizeDouble: unsupported filter operator ${op}`);
+      }
+    });
+  });
+}
+
 export class VectorizeDouble extends WorkerEntrypoint {
   async describe() {
     return { dimensions: DIMENSIONS, vectorCount: index.size, processedUpToMutation: 0 };
@@ -214,6 +232,7 @@ export class VectorizeDouble extends WorkerEntrypoint {
 
   async query(vector, options = {}) {
     const matches = [...index.values()]
+      .filter((v) => passes(v.metadata ?? {}, options.filter ?? {}))
       .map((v) => ({ id: v.id, score: v.values.reduce((s, x, i) => s + x * vector[i], 0), metadata: v.metadata }))
       .sort((a, b) => b.score - a.score)
       .slice(0, options.topK ?? 5)

@@ -153,10 +153,11 @@ test('GET /openapi.json: OpenAPI 3.1, the crate version, and every schema compil
   }
 });
 
-test('the ErrorCode enum is exactly the codes of ApiError::code() in src/api/error.rs', () => {
+test('the ErrorCode enum is exactly the codes of ApiError::code() (and DocumentError::code()) in src/api/error.rs', () => {
   const source = readFileSync(join(ROOT, 'src', 'api', 'error.rs'), 'utf8');
-  const body = source.match(/pub fn code\(&self\)[^{]*\{([\s\S]*?)\n {4}\}/)[1];
-  const codes = [...body.matchAll(/ApiError::\w+[^=]*=>\s*"([a-z_]+)"/g)].map((m) => m[1]);
+  const bodies = [...source.matchAll(/fn code\(&self\)[^{]*\{([\s\S]*?)\n {4}\}/g)].map((m) => m[1]);
+  assert.equal(bodies.length, 2, 'ApiError::code and DocumentError::code');
+  const codes = bodies.flatMap((body) => [...body.matchAll(/(?:ApiError|DocumentError)::\w+[^=]*=>\s*"([a-z_]+)"/g)].map((m) => m[1]));
   assert.ok(codes.length >= 10, `parsed only ${codes.length} codes from src/api/error.rs`);
   assert.deepEqual([...doc.components.schemas.ErrorCode.enum].sort(), [...codes].sort());
 });
@@ -303,6 +304,42 @@ test('admin routes with the token', async () => {
   assert.equal(cases[4][2].body.added.length, 0, 're-ingesting the same corpus changes nothing');
 });
 
+test('the workspace routes: created, uploaded, described, asked, deleted, and their errors', async () => {
+  const made = await call(worker, 'POST', '/workspaces', { headers: fresh() });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  check(doc, 'POST', '/workspaces', made, made.body);
+  const { id, secret } = made.body;
+  const own = { 'workspace-secret': secret };
+  const put = (name, type, body, headers = own) => call(worker, 'POST', `/workspaces/${id}/documents?name=${name}`, { headers: { 'content-type': type, ...headers }, body });
+  const docs = '/workspaces/{id}/documents';
+  const cases = [
+    [put('ferry.md', 'text/markdown', '# Ferry\n\nThe Larkport ferry leaves at 7:15 am.'), 200],
+    [put('pic.png', 'image/png', 'png'), 415, 'unsupported_document'],
+    [put('broken.pdf', 'application/pdf', 'not a pdf'), 422, 'unreadable_pdf'],
+    [put('ferry.md', 'text/markdown', 'x', {}), 403, 'workspace_unknown'],
+  ];
+  for (const [pending, status, code] of cases) {
+    const res = await pending;
+    assert.equal(res.status, status, JSON.stringify(res.body));
+    if (code) assert.equal(res.body.error.code, code);
+    check(doc, 'POST', docs, res, res.body);
+  }
+  assert.ok(acceptsRequest(doc, 'POST', '/ask', { question: 'q', scope: 'workspace' }));
+  assert.equal(acceptsRequest(doc, 'POST', '/ask', { question: 'q', scope: 'mine' }), false);
+  const asked = await ask(worker.url, 'When does the Larkport ferry leave?', { scope: 'workspace' }, { ...fresh(), ...own });
+  assert.equal(asked.body.status, 'answered');
+  check(doc, 'POST', '/ask', asked, asked.body);
+  const unknown = await ask(worker.url, 'When does the Larkport ferry leave?', {}, { ...fresh(), 'workspace-secret': `gws_${'0'.repeat(64)}` });
+  check(doc, 'POST', '/ask', unknown, unknown.body);
+  const described = await call(worker, 'GET', `/workspaces/${id}`, { headers: own });
+  check(doc, 'GET', '/workspaces/{id}', described, described.body);
+  const deleted = await call(worker, 'DELETE', `/workspaces/${id}`, { headers: own });
+  check(doc, 'DELETE', '/workspaces/{id}', deleted, deleted.body);
+  const gone = await call(worker, 'GET', `/workspaces/${id}`, { headers: own });
+  assert.equal(gone.status, 403);
+  check(doc, 'GET', '/workspaces/{id}', gone, gone.body);
+});
+
 test('OPTIONS preflights: CORS headers for an allowlisted origin only', async () => {
   for (const [path, method] of [['/ask', 'POST'], ['/search', 'GET'], ['/health', 'GET']]) {
     const preflight = (origin) => call(worker, 'OPTIONS', path, {
@@ -344,7 +381,9 @@ test('every documented path and method is routed: none answers 404, each status 
   for (const [path, item] of Object.entries(doc.paths)) {
     // OPTIONS is the preflight test's; a bare request here (no body, no token) is enough to find the route.
     for (const method of Object.keys(item).filter((m) => m !== 'options' && m !== 'parameters')) {
-      const res = await call(worker, method.toUpperCase(), path, { headers: fresh() });
+      // A templated path with an id no workspace has: its route answers 403, not 404.
+      const concrete = path.replace('{id}', 'ffffffffffffffff');
+      const res = await call(worker, method.toUpperCase(), concrete, { headers: fresh() });
       assert.notEqual(res.status, 404, `${method.toUpperCase()} ${path} is documented but answers 404`);
       documented(doc, method.toUpperCase(), path, res.status);
     }

@@ -1,0 +1,336 @@
+//! Workspaces: a visitor's own documents, private to whoever holds the
+//! workspace's secret, retrieved beside the shared corpus or alone, and deleted
+//! once they expire. This is the pure part: ids and secrets, the scope of a
+//! request, an upload's kind and its ingest plan under the workspace limits.
+//!
+//! Isolation rests on the secret alone, never on the client's IP (many people
+//! share one). Every passage carries its workspace, the full-text index has a
+//! `scope` column (`shared`, or `w` + the workspace id) that every match is
+//! restricted to, and vectors live in a Vectorize namespace of the same name.
+
+use std::collections::BTreeSet;
+
+use sha2::{Digest, Sha256};
+
+use crate::api::error::{ApiError, DocumentError};
+use crate::api::request::WORKSPACE_COOKIE;
+use crate::corpus::chunk::{self, hex, Passage};
+use crate::corpus::ingest::{self, IngestPlan, StoredPassage};
+use crate::corpus::vocabulary::Vocabulary;
+
+/// What every workspace secret starts with, so a leaked one is recognisable.
+pub const SECRET_PREFIX: &str = "gws_";
+/// The `scope` token (and Vectorize namespace) of the shared corpus.
+pub const SHARED: &str = "shared";
+
+/// A new workspace's id: 16 lowercase hex digits.
+pub fn new_id(random: &[u8; 8]) -> String {
+    hex(random)
+}
+
+/// A new workspace's secret: [`SECRET_PREFIX`] and 64 hex digits. Only its
+/// SHA-256 is stored ([`secret_hash`]).
+pub fn new_secret(random: &[u8; 32]) -> String {
+    format!("{SECRET_PREFIX}{}", hex(random))
+}
+
+/// The stored form of a secret. Secrets carry 256 random bits, so a plain
+/// SHA-256 cannot be reversed by guessing.
+pub fn secret_hash(secret: &str) -> String {
+    hex(&Sha256::digest(secret.as_bytes()))
+}
+
+/// Whether `raw` has the shape of a secret (anything else cannot match one,
+/// and is refused before any lookup).
+pub fn is_secret(raw: &str) -> bool {
+    raw.strip_prefix(SECRET_PREFIX).is_some_and(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()))
+}
+
+/// Whether `raw` has the shape of a workspace id.
+pub fn is_id(raw: &str) -> bool {
+    raw.len() == 16 && raw.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+}
+
+/// The `scope` token (and Vectorize namespace) of a workspace, or of the
+/// shared corpus for `None`: letters and digits only, one FTS5 token.
+pub fn token(workspace: Option<&str>) -> String {
+    workspace.map_or_else(|| SHARED.to_string(), |id| format!("w{id}"))
+}
+
+/// The `Set-Cookie` value that keeps `secret` for the demo page: sent back to
+/// this origin only, never readable by scripts, and gone with the workspace
+/// (`max_age` 0 clears it).
+pub fn cookie(secret: &str, max_age: u64) -> String {
+    format!("{WORKSPACE_COOKIE}={secret}; Path=/; HttpOnly; Secure; SameSite=Lax; Max-Age={max_age}")
+}
+
+/// A live workspace, as a request sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkspaceState {
+    pub id: String,
+    /// The version of its passages ([`ingest::corpus_version`]).
+    pub version: String,
+    /// Unix seconds.
+    pub expires_at: u64,
+}
+
+/// What a request asked to search: everything it may see, or its workspace alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reach {
+    /// The shared corpus, and the workspace when a secret is sent (`"all"`).
+    #[default]
+    All,
+    /// The workspace alone (`"workspace"`: "my documents only").
+    Workspace,
+}
+
+impl Reach {
+    /// The `scope` field of a request, if it sent one.
+    pub fn parse(raw: &str) -> Result<Reach, ApiError> {
+        match raw {
+            "all" => Ok(Reach::All),
+            "workspace" => Ok(Reach::Workspace),
+            other => Err(ApiError::BadRequest(format!("`scope` must be \"all\" or \"workspace\", not {other:?}"))),
+        }
+    }
+}
+
+/// Which passages one request may see.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Scope {
+    /// The shared corpus only (no workspace secret sent).
+    #[default]
+    Shared,
+    /// The shared corpus and this workspace.
+    With(String),
+    /// This workspace alone.
+    Only(String),
+}
+
+impl Scope {
+    /// The scope of a request that asked for `reach`, holding the secret of
+    /// `workspace` (if any). Asking for the workspace alone without one is a
+    /// bad request, not an empty answer.
+    pub fn resolve(reach: Reach, workspace: Option<&WorkspaceState>) -> Result<Scope, ApiError> {
+        match (reach, workspace) {
+            (Reach::All, None) => Ok(Scope::Shared),
+            (Reach::All, Some(w)) => Ok(Scope::With(w.id.clone())),
+            (Reach::Workspace, Some(w)) => Ok(Scope::Only(w.id.clone())),
+            (Reach::Workspace, None) => {
+                Err(ApiError::BadRequest("`scope: \"workspace\"` needs a workspace secret (the Workspace-Secret header)".into()))
+            }
+        }
+    }
+
+    pub fn workspace(&self) -> Option<&str> {
+        match self {
+            Scope::Shared => None,
+            Scope::With(id) | Scope::Only(id) => Some(id),
+        }
+    }
+
+    /// The `scope` tokens (and Vectorize namespaces) this scope reads.
+    pub fn tokens(&self) -> Vec<String> {
+        match self {
+            Scope::Shared => vec![token(None)],
+            Scope::With(id) => vec![token(None), token(Some(id))],
+            Scope::Only(id) => vec![token(Some(id))],
+        }
+    }
+
+    /// Whether a passage of `workspace` (`None`: shared) is in scope.
+    pub fn allows(&self, workspace: Option<&str>) -> bool {
+        match (self, workspace) {
+            (Scope::Only(_), None) => false,
+            (_, None) => true,
+            (scope, Some(w)) => scope.workspace() == Some(w),
+        }
+    }
+
+    /// An FTS5 expression matching every passage in scope.
+    pub fn everything(&self) -> String {
+        format!("scope : ({})", self.tokens().join(" OR "))
+    }
+
+    /// `expression`, over the `terms` column, restricted to this scope.
+    pub fn restrict(&self, expression: &str) -> String {
+        format!("{} AND terms : ({expression})", self.everything())
+    }
+
+    /// The version answers in this scope depend on: the shared corpus's, the
+    /// workspace's, or both. Part of every cache key and every response.
+    pub fn version(&self, shared: &str, workspace: Option<&WorkspaceState>) -> String {
+        let ws = workspace.map_or("none", |w| w.version.as_str());
+        match self {
+            Scope::Shared => shared.to_string(),
+            Scope::With(id) => format!("{shared}+w{id}:{ws}"),
+            Scope::Only(id) => format!("w{id}:{ws}"),
+        }
+    }
+}
+
+/// The limits on workspaces, each a var (see `config`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest uploaded file, in bytes.
+    pub max_file_bytes: usize,
+    /// Most characters of text one file may yield (after PDF extraction).
+    pub max_chars: usize,
+    /// Most passages one workspace may hold.
+    pub max_passages: usize,
+    /// Most workspaces one client may create per UTC day.
+    pub per_client_per_day: u32,
+    /// How long a workspace lives, in seconds.
+    pub ttl_seconds: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_file_bytes: 2 * 1024 * 1024, max_chars: 200_000, max_passages: 400, per_client_per_day: 5, ttl_seconds: 24 * 3600 }
+    }
+}
+
+/// What an uploaded file is, by its declared content type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocumentKind {
+    Markdown,
+    Text,
+    Pdf,
+}
+
+impl DocumentKind {
+    pub fn from_content_type(content_type: Option<&str>) -> Result<DocumentKind, ApiError> {
+        let media = content_type.and_then(|ct| ct.split(';').next()).map(|m| m.trim().to_ascii_lowercase()).unwrap_or_default();
+        match media.as_str() {
+            "text/markdown" => Ok(DocumentKind::Markdown),
+            "text/plain" => Ok(DocumentKind::Text),
+            "application/pdf" => Ok(DocumentKind::Pdf),
+            other => Err(DocumentError::Unsupported(if other.is_empty() { "no content type".into() } else { other.to_string() }).into()),
+        }
+    }
+}
+
+/// An uploaded file's text as Markdown for the chunker: Markdown as sent;
+/// plain text (and text extracted from a PDF) under a title naming the file,
+/// its lines' leading `#`s dropped so that none reads as a heading.
+pub fn as_markdown(kind: DocumentKind, name: &str, text: &str) -> String {
+    match kind {
+        DocumentKind::Markdown => text.to_string(),
+        DocumentKind::Text | DocumentKind::Pdf => {
+            let body: Vec<&str> = text.lines().map(|l| l.trim_start().trim_start_matches('#')).collect();
+            format!("# {}\n\n{}", chunk::doc_stem(name), body.join("\n"))
+        }
+    }
+}
+
+/// The ingest plan of one file uploaded to `workspace`, over the workspace's
+/// `stored` passages: the file replaces an earlier one of the same name.
+/// Refuses, storing nothing, a file with no text, more than
+/// [`Limits::max_chars`] characters, or that would take the workspace past
+/// [`Limits::max_passages`].
+pub fn plan_upload(workspace: &str, name: &str, markdown: &str, stored: &[StoredPassage], limits: &Limits) -> Result<IngestPlan, ApiError> {
+    let stem = chunk::doc_stem(name);
+    if stem.is_empty() {
+        return Err(ApiError::BadRequest(format!("the file name {name:?} has no usable stem")));
+    }
+    let chars = markdown.chars().count();
+    if chars > limits.max_chars {
+        return Err(DocumentError::TooManyCharacters { chars, limit: limits.max_chars }.into());
+    }
+    let prefix = token(Some(workspace));
+    let passages: Vec<Passage> = chunk::chunk_document(name, markdown)
+        .into_iter()
+        .map(|p| Passage { id: format!("{prefix}-{}", p.id), ..p })
+        .collect();
+    if passages.iter().all(|p| p.text.trim().is_empty()) {
+        return Err(DocumentError::NoText.into());
+    }
+    let kept = stored.iter().filter(|s| s.doc != stem).count();
+    if kept + passages.len() > limits.max_passages {
+        return Err(DocumentError::TooManyPassages { passages: kept + passages.len(), limit: limits.max_passages }.into());
+    }
+    let scope = BTreeSet::from([stem]);
+    Ok(ingest::plan(stored, passages, &scope, false, &Vocabulary::default()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn live(id: &str) -> WorkspaceState {
+        WorkspaceState { id: id.into(), version: "v1".into(), expires_at: 10 }
+    }
+
+    #[test]
+    fn ids_and_secrets_have_one_shape() {
+        let id = new_id(&[0xab; 8]);
+        let secret = new_secret(&[7; 32]);
+        assert!(is_id(&id) && is_secret(&secret));
+        assert!(!is_secret(&id) && !is_id(&secret));
+        assert!(!is_secret(&secret.to_uppercase()), "exactly as issued");
+        assert!(!is_secret("gws_short"));
+        assert_eq!(secret_hash(&secret).len(), 64);
+        assert_ne!(secret_hash(&secret), secret_hash(&new_secret(&[8; 32])));
+    }
+
+    #[test]
+    fn a_scope_reads_its_own_tokens_only() {
+        let a = "00000000000000aa";
+        assert_eq!(Scope::resolve(Reach::All, None).unwrap(), Scope::Shared);
+        assert_eq!(Scope::resolve(Reach::All, Some(&live(a))).unwrap(), Scope::With(a.into()));
+        assert_eq!(Scope::resolve(Reach::Workspace, Some(&live(a))).unwrap(), Scope::Only(a.into()));
+        assert_eq!(Scope::resolve(Reach::Workspace, None).unwrap_err().code(), "bad_request");
+
+        let with = Scope::With(a.into());
+        assert_eq!(with.restrict("\"desk\""), "scope : (shared OR w00000000000000aa) AND terms : (\"desk\")");
+        assert_eq!(Scope::Only(a.into()).everything(), "scope : (w00000000000000aa)");
+        assert!(with.allows(None) && with.allows(Some(a)) && !with.allows(Some("00000000000000bb")));
+        assert!(!Scope::Only(a.into()).allows(None));
+        assert!(!Scope::Shared.allows(Some(a)), "no workspace without its secret");
+    }
+
+    /// The version of the scope: a new upload, or the other scope, is another cache key.
+    #[test]
+    fn versions_name_every_part() {
+        let a = "00000000000000aa";
+        let ws = live(a);
+        assert_eq!(Scope::Shared.version("s1", None), "s1");
+        let with = Scope::With(a.into()).version("s1", Some(&ws));
+        let only = Scope::Only(a.into()).version("s1", Some(&ws));
+        assert_ne!(with, only);
+        assert_ne!(with, Scope::With(a.into()).version("s1", Some(&WorkspaceState { version: "v2".into(), ..ws })));
+    }
+
+    #[test]
+    fn kinds_by_content_type() {
+        assert_eq!(DocumentKind::from_content_type(Some("text/markdown; charset=utf-8")).unwrap(), DocumentKind::Markdown);
+        assert_eq!(DocumentKind::from_content_type(Some("Application/PDF")).unwrap(), DocumentKind::Pdf);
+        for bad in [None, Some("image/png"), Some("application/json")] {
+            assert_eq!(DocumentKind::from_content_type(bad).unwrap_err().code(), "unsupported_document");
+        }
+    }
+
+    #[test]
+    fn plain_text_gets_a_title_and_no_headings() {
+        let md = as_markdown(DocumentKind::Text, "Notes 2026.txt", "# not a heading\nLine two.");
+        assert_eq!(md, "# notes-2026\n\n not a heading\nLine two.");
+    }
+
+    #[test]
+    fn uploads_are_planned_inside_their_limits() {
+        let ws = "00000000000000aa";
+        let limits = Limits { max_chars: 500, max_passages: 2, ..Limits::default() };
+        let plan = plan_upload(ws, "notes.md", "# Notes\n\nThe boat leaves at noon.", &[], &limits).unwrap();
+        assert_eq!(plan.added.len(), 1);
+        assert!(plan.added[0].id.starts_with("w00000000000000aa-notes-"), "{}", plan.added[0].id);
+
+        let codes = |r: Result<IngestPlan, ApiError>| r.unwrap_err().code();
+        assert_eq!(codes(plan_upload(ws, "notes.md", &"word ".repeat(200), &[], &limits)), "too_many_characters");
+        assert_eq!(codes(plan_upload(ws, "notes.md", "# Only a title\n", &[], &limits)), "no_text");
+        let stored: Vec<StoredPassage> =
+            (1..=2).map(|i| StoredPassage { id: format!("w{ws}-old-{i:02}"), doc: "old".into(), hash: "h".into() }).collect();
+        assert_eq!(codes(plan_upload(ws, "notes.md", "# N\n\nOne sentence.", &stored, &limits)), "too_many_passages");
+        // Replacing the same document does not count its old passages twice.
+        assert!(plan_upload(ws, "old.md", "# Old\n\nA new text.", &stored, &limits).is_ok());
+    }
+}

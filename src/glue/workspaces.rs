@@ -1,0 +1,332 @@
+//! The workspace routes: `POST /workspaces` creates one (its id and secret;
+//! the secret also as an `HttpOnly` cookie for the demo page), `POST
+//! /workspaces/{id}/documents?name=…` uploads a file to it, `GET
+//! /workspaces/{id}` describes it and `DELETE /workspaces/{id}` deletes it.
+//! Every route but create needs the workspace's secret. The rules (scope,
+//! limits, the upload's plan) are in `corpus::workspace`; the cron deletes
+//! expired workspaces through [`expire`].
+
+use serde::{Deserialize, Serialize};
+use worker::wasm_bindgen::JsValue;
+use worker::{D1Database, Env, Method, Request, Response};
+
+use super::d1::{database, dependency, D1Corpus};
+use super::ports::{workers_ai, WorkerPorts};
+use super::{config, is_admin, json, vectorize, vectors, workspace_secret};
+use crate::api::error::{ApiError, DocumentError};
+use crate::config::Engine;
+use crate::corpus::chunk;
+use crate::corpus::pdf;
+use crate::corpus::workspace::{self, DocumentKind, Limits, Scope};
+use crate::cost;
+use crate::flow::Flow;
+use crate::guards::spend;
+use crate::ports::Corpus;
+
+/// Expired workspaces deleted per cron run; the rest wait for the next.
+const EXPIRE_PER_RUN: u32 = 20;
+/// Vectorize deletes at most this many ids per call.
+const DELETE_BATCH: usize = 1000;
+
+fn now() -> u64 {
+    (worker::js_sys::Date::now() / 1000.0) as u64
+}
+
+/// Routes `/workspaces` and below.
+pub async fn route(req: &mut Request, env: &Env, request_id: &str) -> Result<Response, ApiError> {
+    let path = req.path();
+    let rest = path.strip_prefix("/workspaces").unwrap_or_default();
+    let parts: Vec<&str> = rest.split('/').filter(|p| !p.is_empty()).collect();
+    match (parts.as_slice(), req.method()) {
+        ([], Method::Post) => create(req, env).await,
+        ([], _) => Err(ApiError::MethodNotAllowed { allow: "POST" }),
+        ([id], Method::Get) if workspace::is_id(id) => describe(req, env, id).await,
+        ([id], Method::Delete) if workspace::is_id(id) => delete_route(req, env, id).await,
+        ([id], _) if workspace::is_id(id) => Err(ApiError::MethodNotAllowed { allow: "GET, DELETE" }),
+        ([id, "documents"], Method::Post) if workspace::is_id(id) => upload(req, env, id, request_id).await,
+        ([id, "documents"], _) if workspace::is_id(id) => Err(ApiError::MethodNotAllowed { allow: "POST" }),
+        _ => Err(ApiError::NotFound),
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Created {
+    id: String,
+    /// Shown once: send it as the `Workspace-Secret` header (the page keeps it in a cookie).
+    secret: String,
+    /// Unix seconds.
+    expires_at: u64,
+    limits: LimitsBody,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LimitsBody {
+    max_file_bytes: usize,
+    max_chars: usize,
+    max_passages: usize,
+}
+
+/// `POST /workspaces`: a new workspace, within the client's daily limit
+/// (none for the admin token).
+async fn create(req: &Request, env: &Env) -> Result<Response, ApiError> {
+    let config = config(env)?;
+    let limits = config.workspaces;
+    let db = database(env)?;
+    let now = now();
+    if !is_admin(req, env) {
+        let ports = WorkerPorts::new(env, &config, f64::INFINITY)?;
+        let client_ip = req.headers().get("cf-connecting-ip").ok().flatten();
+        let client = Flow { ports: &ports, config: &config }.client_key(client_ip.as_deref())?;
+        count_creation(&db, &client, &spend::utc_day(now), limits.per_client_per_day).await?;
+    }
+    let (id, secret) = credentials()?;
+    let expires_at = now + limits.ttl_seconds;
+    db.prepare("INSERT INTO workspaces (id, secret_hash, created_at, expires_at) VALUES (?1, ?2, ?3, ?4)")
+        .bind(&[id.as_str().into(), workspace::secret_hash(&secret).into(), JsValue::from(now as f64), JsValue::from(expires_at as f64)])
+        .map_err(dependency("bind workspace"))?
+        .run()
+        .await
+        .map_err(dependency("create workspace"))?;
+    let limits_body = LimitsBody { max_file_bytes: limits.max_file_bytes, max_chars: limits.max_chars, max_passages: limits.max_passages };
+    let mut response = json(201, &Created { id, secret: secret.clone(), expires_at, limits: limits_body });
+    let _ = response.headers_mut().set("set-cookie", &workspace::cookie(&secret, limits.ttl_seconds));
+    Ok(response)
+}
+
+/// Counts one creation against the client's day: one conditional upsert,
+/// so concurrent requests cannot pass the limit together.
+async fn count_creation(db: &D1Database, client: &str, day: &str, limit: u32) -> Result<(), ApiError> {
+    if limit == 0 {
+        return Err(ApiError::WorkspaceLimit { limit });
+    }
+    // A row comes back only when the count was under the limit.
+    let counted: Option<serde_json::Value> = db
+        .prepare(
+            "INSERT INTO workspace_creations (client_key, day, count) VALUES (?1, ?2, 1) \
+             ON CONFLICT (client_key, day) DO UPDATE SET count = count + 1 WHERE count < ?3 RETURNING count",
+        )
+        .bind(&[client.into(), day.into(), JsValue::from(limit)])
+        .map_err(dependency("bind workspace count"))?
+        .first(None)
+        .await
+        .map_err(dependency("count workspaces"))?;
+    counted.map(|_| ()).ok_or(ApiError::WorkspaceLimit { limit })
+}
+
+/// A new id and secret from the platform's CSPRNG. Without randomness there
+/// is no workspace: a guessable secret would be no isolation at all.
+fn credentials() -> Result<(String, String), ApiError> {
+    let mut id = [0u8; 8];
+    let mut secret = [0u8; 32];
+    getrandom::getrandom(&mut id)
+        .and_then(|()| getrandom::getrandom(&mut secret))
+        .map_err(|e| ApiError::Dependency(format!("crypto.getRandomValues: {e}")))?;
+    Ok((workspace::new_id(&id), workspace::new_secret(&secret)))
+}
+
+/// The live workspace `id`, if the request holds its secret.
+async fn authorize(req: &Request, corpus: &D1Corpus, id: &str) -> Result<workspace::WorkspaceState, ApiError> {
+    let secret = workspace_secret(req).filter(|s| workspace::is_secret(s)).ok_or(ApiError::WorkspaceUnknown)?;
+    let found = corpus.workspace(&workspace::secret_hash(&secret), now()).await?;
+    found.filter(|w| w.id == id).ok_or(ApiError::WorkspaceUnknown)
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Uploaded {
+    workspace: String,
+    document: String,
+    added: usize,
+    updated: usize,
+    unchanged: usize,
+    removed: usize,
+    /// Passages the workspace holds now.
+    passages: usize,
+    version: String,
+    /// What embedding the new passages cost (Workers AI engine; 0 locally).
+    embedding_neurons: f64,
+}
+
+/// `POST /workspaces/{id}/documents?name=…`: the body is the file, its
+/// content type says what it is. A file of the same name is replaced.
+async fn upload(req: &mut Request, env: &Env, id: &str, request_id: &str) -> Result<Response, ApiError> {
+    let config = config(env)?;
+    let limits = config.workspaces;
+    let corpus = D1Corpus::new(env)?;
+    authorize(req, &corpus, id).await?;
+    let name = file_name(req)?;
+    let kind = DocumentKind::from_content_type(req.headers().get("content-type").ok().flatten().as_deref())?;
+    let bytes = read_file(req, &limits).await?;
+    let text = match kind {
+        DocumentKind::Pdf => pdf::extract(&bytes)?,
+        DocumentKind::Markdown | DocumentKind::Text => {
+            String::from_utf8(bytes).map_err(|_| ApiError::BadRequest("the file is not UTF-8 text".into()))?
+        }
+    };
+    let markdown = workspace::as_markdown(kind, &name, &text);
+    let stored = corpus.stored(Some(id)).await?;
+    let plan = workspace::plan_upload(id, &name, &markdown, &stored, &limits)?;
+    let embedding_neurons = match config.engine {
+        Engine::Local => 0.0,
+        Engine::WorkersAi => {
+            let deadline = worker::js_sys::Date::now() + f64::from(config.request_deadline_ms);
+            let ports = WorkerPorts::new(env, &config, deadline)?;
+            let flow = Flow { ports: &ports, config: &config };
+            let client = match is_admin(req, env) {
+                true => None,
+                false => Some(flow.client_key(req.headers().get("cf-connecting-ip").ok().flatten().as_deref())?),
+            };
+            let models = workers_ai(env, &config, deadline)?;
+            let amount = cost::embedding_bound(&config, &vectors::texts(&plan));
+            let embed = async {
+                let spent = vectors::sync(&models, &plan, Some(id)).await?;
+                Ok((spent, spent))
+            };
+            flow.pay_for(request_id, client.as_deref(), amount, embed).await?
+        }
+    };
+    corpus.apply_upload(&plan, id).await?;
+    let kept = stored.len() - plan.removed.len() - plan.updated.len() - plan.unchanged.len();
+    let body = Uploaded {
+        workspace: id.to_string(),
+        document: chunk::doc_stem(&name),
+        added: plan.added.len(),
+        updated: plan.updated.len(),
+        unchanged: plan.unchanged.len(),
+        removed: plan.removed.len(),
+        passages: kept + plan.added.len() + plan.updated.len() + plan.unchanged.len(),
+        version: plan.version,
+        embedding_neurons,
+    };
+    Ok(json(200, &body))
+}
+
+/// The `name` query parameter: the file's name, which names its document.
+fn file_name(req: &Request) -> Result<String, ApiError> {
+    let url = req.url().map_err(|_| ApiError::BadRequest("the URL could not be read".into()))?;
+    let name = url.query_pairs().find(|(k, _)| k == "name").map(|(_, v)| v.trim().to_string()).unwrap_or_default();
+    match name.chars().count() {
+        0 => Err(ApiError::BadRequest("`name` (the file's name) is required".into())),
+        n if n > 200 => Err(ApiError::BadRequest("`name` is longer than 200 characters".into())),
+        _ => Ok(name),
+    }
+}
+
+/// The body, refused before it is read when its declared length is over the
+/// limit, and again if what arrives is.
+async fn read_file(req: &mut Request, limits: &Limits) -> Result<Vec<u8>, ApiError> {
+    let too_large = || ApiError::from(DocumentError::TooLarge { limit: limits.max_file_bytes });
+    let declared = req.headers().get("content-length").ok().flatten().and_then(|v| v.parse::<usize>().ok()).unwrap_or(0);
+    if declared > limits.max_file_bytes {
+        return Err(too_large());
+    }
+    let bytes = req.bytes().await.map_err(|e| ApiError::BadRequest(format!("the body could not be read: {e}")))?;
+    if bytes.len() > limits.max_file_bytes {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Described {
+    id: String,
+    expires_at: u64,
+    version: String,
+    documents: Vec<DocumentRow>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct DocumentRow {
+    #[serde(rename(serialize = "name"))]
+    doc: String,
+    passages: u32,
+}
+
+/// `GET /workspaces/{id}`: its documents and version.
+async fn describe(req: &Request, env: &Env, id: &str) -> Result<Response, ApiError> {
+    let corpus = D1Corpus::new(env)?;
+    let workspace = authorize(req, &corpus, id).await?;
+    let documents: Vec<DocumentRow> = database(env)?
+        .prepare("SELECT doc, count(*) AS passages FROM passages WHERE workspace = ?1 GROUP BY doc ORDER BY doc")
+        .bind(&[id.into()])
+        .map_err(dependency("bind documents"))?
+        .all()
+        .await
+        .map_err(dependency("read documents"))?
+        .results()
+        .map_err(dependency("decode documents"))?;
+    Ok(json(200, &Described { id: workspace.id, expires_at: workspace.expires_at, version: workspace.version, documents }))
+}
+
+/// `DELETE /workspaces/{id}`: everything of it, now; the cookie is cleared.
+async fn delete_route(req: &Request, env: &Env, id: &str) -> Result<Response, ApiError> {
+    authorize(req, &D1Corpus::new(env)?, id).await?;
+    delete(env, id).await?;
+    let mut response = json(200, &serde_json::json!({ "id": id, "deleted": true }));
+    let _ = response.headers_mut().set("set-cookie", &workspace::cookie("", 0));
+    Ok(response)
+}
+
+#[derive(Deserialize)]
+struct IdRow {
+    id: String,
+}
+
+/// Deletes a workspace's vectors (when there is an index), then its index
+/// rows, passages and row in one batch.
+async fn delete(env: &Env, id: &str) -> Result<(), ApiError> {
+    let db = database(env)?;
+    if let Some(index) = vectorize::from_env(env) {
+        let ids: Vec<IdRow> = db
+            .prepare("SELECT id FROM passages WHERE workspace = ?1")
+            .bind(&[id.into()])
+            .map_err(dependency("bind workspace passages"))?
+            .all()
+            .await
+            .map_err(dependency("read workspace passages"))?
+            .results()
+            .map_err(dependency("decode workspace passages"))?;
+        let ids: Vec<String> = ids.into_iter().map(|r| r.id).collect();
+        for batch in ids.chunks(DELETE_BATCH) {
+            index.remove(batch).await.map_err(|e| ApiError::Dependency(format!("Vectorize delete: {}", e.0)))?;
+        }
+    }
+    let token = Scope::Only(id.to_string()).everything();
+    let statement = |sql: &str, arg: &str| db.prepare(sql).bind(&[arg.into()]).map_err(dependency("bind delete workspace"));
+    let batch = vec![
+        statement("DELETE FROM passages_fts WHERE rowid IN (SELECT rowid FROM passages_fts WHERE passages_fts MATCH ?1)", &token)?,
+        statement("DELETE FROM passages WHERE workspace = ?1", id)?,
+        statement("DELETE FROM workspaces WHERE id = ?1", id)?,
+    ];
+    db.batch(batch).await.map_err(dependency("delete workspace"))?;
+    Ok(())
+}
+
+/// The cron's part: deletes up to [`EXPIRE_PER_RUN`] expired workspaces and
+/// the creation counts of days gone by.
+pub async fn expire(env: &Env) -> Result<(), ApiError> {
+    let db = database(env)?;
+    let now = now();
+    let expired: Vec<IdRow> = db
+        .prepare("SELECT id FROM workspaces WHERE expires_at <= ?1 ORDER BY expires_at LIMIT ?2")
+        .bind(&[JsValue::from(now as f64), JsValue::from(EXPIRE_PER_RUN)])
+        .map_err(dependency("bind expired"))?
+        .all()
+        .await
+        .map_err(dependency("read expired"))?
+        .results()
+        .map_err(dependency("decode expired"))?;
+    for row in expired {
+        delete(env, &row.id).await?;
+    }
+    db.prepare("DELETE FROM workspace_creations WHERE day < ?1")
+        .bind(&[spend::utc_day(now).into()])
+        .map_err(dependency("bind prune creations"))?
+        .run()
+        .await
+        .map_err(dependency("prune creations"))?;
+    Ok(())
+}

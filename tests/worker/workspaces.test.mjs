@@ -1,0 +1,194 @@
+// Workspaces under workerd with local D1: a visitor's own documents, seen only
+// with the workspace's secret, each limit refused with its own code and
+// nothing stored, and everything deleted when the workspace expires.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startWorker, ingest, ask, corpusDocuments, d1, eventually, WORKERS_AI, ADMIN_TOKEN } from './harness.mjs';
+
+const LIMITS = {
+  WORKSPACE_MAX_FILE_BYTES: '4000',
+  WORKSPACE_MAX_CHARS: '2000',
+  WORKSPACE_MAX_PASSAGES: '3',
+  WORKSPACES_PER_CLIENT_PER_DAY: '3',
+};
+const FERRY = '# Ferry\n\n## Timetable\n\nThe Larkport ferry leaves at 7:15 am from Pier 4.\n';
+const FERRY_QUESTION = 'When does the Larkport ferry leave?';
+
+let worker;
+before(async () => {
+  worker = await startWorker({ vars: LIMITS });
+  await ingest(worker.url, corpusDocuments());
+});
+after(() => worker?.stop());
+
+const withSecret = (secret) => (secret ? { 'workspace-secret': secret } : {});
+
+let clients = 0;
+/** POST /workspaces, from its own client unless `ip` is given (three per client per day). */
+async function create(url, ip = `198.51.100.${(clients += 1)}`) {
+  const res = await fetch(`${url}/workspaces`, { method: 'POST', headers: { 'cf-connecting-ip': ip } });
+  return { status: res.status, body: await res.json(), cookie: res.headers.get('set-cookie') };
+}
+
+async function upload(url, id, secret, name, text, type = 'text/markdown') {
+  const res = await fetch(`${url}/workspaces/${id}/documents?name=${encodeURIComponent(name)}`, {
+    method: 'POST', headers: { 'content-type': type, ...withSecret(secret) }, body: text,
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+const askIn = (secret, question, extra = {}) => ask(worker.url, question, extra, withSecret(secret));
+const passagesOf = (id) => d1(worker.persist, `SELECT count(*) AS n FROM passages WHERE workspace = '${id}'`)[0].n;
+
+test('a new workspace: an id, a secret shown once, and the secret in an HttpOnly cookie', async () => {
+  const { status, body, cookie } = await create(worker.url);
+  assert.equal(status, 201);
+  assert.match(body.id, /^[0-9a-f]{16}$/);
+  assert.match(body.secret, /^gws_[0-9a-f]{64}$/);
+  assert.deepEqual(body.limits, { maxFileBytes: 4000, maxChars: 2000, maxPassages: 3 });
+  assert.ok(body.expiresAt > Date.now() / 1000);
+  assert.match(cookie, new RegExp(`^gg_workspace=${body.secret}; Path=/; HttpOnly; Secure; SameSite=Lax; Max-Age=86400$`));
+  const [row] = d1(worker.persist, `SELECT secret_hash FROM workspaces WHERE id = '${body.id}'`);
+  assert.notEqual(row.secret_hash, body.secret, 'only a hash of the secret is stored');
+});
+
+test('a workspace\'s passages are seen only with its secret', async () => {
+  const a = (await create(worker.url)).body;
+  const b = (await create(worker.url)).body;
+  const uploaded = await upload(worker.url, a.id, a.secret, 'Ferry.md', FERRY);
+  assert.equal(uploaded.status, 200, JSON.stringify(uploaded.body));
+  assert.deepEqual([uploaded.body.document, uploaded.body.added, uploaded.body.passages], ['ferry', 1, 1]);
+
+  const shared = await askIn(null, FERRY_QUESTION);
+  assert.equal(shared.body.status, 'refused', 'not without the secret');
+  const mine = await askIn(a.secret, FERRY_QUESTION);
+  assert.equal(mine.body.status, 'answered', JSON.stringify(mine.body.stages));
+  assert.equal(mine.body.citations[0].passageId, `w${a.id}-ferry-01`);
+  assert.match(mine.body.corpusVersion, new RegExp(`\\+w${a.id}:`));
+  assert.equal((await askIn(b.secret, FERRY_QUESTION)).body.status, 'refused', 'never in another workspace');
+  const viaCookie = await ask(worker.url, FERRY_QUESTION, {}, { cookie: `gg_workspace=${a.secret}` });
+  assert.equal(viaCookie.body.status, 'answered', 'the page\'s cookie works as the header does');
+
+  const desk = 'How much does the Dedicated Desk plan cost?';
+  assert.equal((await askIn(a.secret, desk)).body.status, 'answered', 'the shared corpus is still there');
+  assert.equal((await askIn(a.secret, desk, { scope: 'workspace' })).body.status, 'refused', 'my documents only');
+  assert.equal((await askIn(a.secret, FERRY_QUESTION, { scope: 'workspace' })).body.status, 'answered');
+
+  const search = async (secret) => (await (await fetch(`${worker.url}/search?q=Larkport+ferry`, { headers: withSecret(secret) })).json()).results;
+  assert.ok((await search(a.secret)).some((r) => r.passageId === `w${a.id}-ferry-01`));
+  assert.ok(!(await search(null)).some((r) => r.passageId.startsWith('w')));
+});
+
+test('a wrong, foreign or expired secret is a 403, never a silent fallback to the shared corpus', async () => {
+  const a = (await create(worker.url)).body;
+  const b = (await create(worker.url)).body;
+  const wrong = `gws_${'0'.repeat(64)}`;
+  for (const [secret, what] of [[wrong, 'wrong'], ['not-a-secret', 'malformed']]) {
+    const { status, body } = await askIn(secret, FERRY_QUESTION);
+    assert.deepEqual([status, body.error.code], [403, 'workspace_unknown'], what);
+  }
+  const foreign = await fetch(`${worker.url}/workspaces/${a.id}`, { headers: withSecret(b.secret) });
+  assert.equal(foreign.status, 403, 'B\'s secret opens nothing of A');
+  const none = await fetch(`${worker.url}/workspaces/${a.id}`);
+  assert.equal(none.status, 403);
+  d1(worker.persist, `UPDATE workspaces SET expires_at = 1 WHERE id = '${a.id}'`);
+  assert.equal((await askIn(a.secret, FERRY_QUESTION)).status, 403, 'expired, before the cron has run');
+  const noSecret = await askIn(null, FERRY_QUESTION, { scope: 'workspace' });
+  assert.deepEqual([noSecret.status, noSecret.body.error.code], [400, 'bad_request']);
+});
+
+test('each limit refuses with its own code, and nothing is stored', async () => {
+  const w = (await create(worker.url)).body;
+  const sections = (n) => Array.from({ length: n }, (_, i) => `## Part ${i + 1}\n\nThe dock ${i + 1} opens at noon.`).join('\n\n');
+  const cases = [
+    ['too large', 'big.md', 'x'.repeat(4001), 'text/markdown', 413, 'file_too_large'],
+    ['wrong type', 'pic.png', 'png', 'image/png', 415, 'unsupported_document'],
+    ['too many characters', 'long.md', `# Long\n\n${'word '.repeat(500)}`, 'text/markdown', 422, 'too_many_characters'],
+    ['too many passages', 'parts.md', sections(4), 'text/markdown', 422, 'too_many_passages'],
+    ['no text', 'empty.md', '# Only a title\n', 'text/markdown', 422, 'no_text'],
+    ['not a PDF', 'broken.pdf', 'this is not a PDF', 'application/pdf', 422, 'unreadable_pdf'],
+  ];
+  for (const [what, name, text, type, status, code] of cases) {
+    const res = await upload(worker.url, w.id, w.secret, name, text, type);
+    assert.deepEqual([res.status, res.body.error?.code], [status, code], what);
+  }
+  assert.equal(passagesOf(w.id), 0, 'nothing stored');
+  const [{ version }] = d1(worker.persist, `SELECT version FROM workspaces WHERE id = '${w.id}'`);
+  assert.equal(version, 'empty');
+
+  // Three per client per day (the var); another client still may.
+  const ip = '203.0.113.77';
+  const made = [];
+  for (let i = 0; i < 4; i++) made.push(await create(worker.url, ip));
+  assert.deepEqual(made.map((m) => m.status), [201, 201, 201, 429]);
+  assert.equal(made[3].body.error.code, 'workspace_limit');
+  assert.equal((await create(worker.url, '203.0.113.78')).status, 201);
+});
+
+test('uploading a file of the same name replaces it; a new version is a new cache key', async () => {
+  const w = (await create(worker.url)).body;
+  await upload(worker.url, w.id, w.secret, 'ferry.md', FERRY);
+  const first = await askIn(w.secret, FERRY_QUESTION);
+  assert.equal((await askIn(w.secret, FERRY_QUESTION)).body.cache.hit, true);
+  const replaced = await upload(worker.url, w.id, w.secret, 'ferry.md', FERRY.replace('7:15 am', '8:40 am'));
+  assert.deepEqual([replaced.body.updated, replaced.body.passages], [1, 1]);
+  const second = await askIn(w.secret, FERRY_QUESTION);
+  assert.equal(second.body.cache.hit, false);
+  assert.match(second.body.answer, /8:40 am/);
+  assert.notEqual(second.body.corpusVersion, first.body.corpusVersion);
+  await upload(worker.url, w.id, w.secret, 'notes.txt', 'The harbour office closes at 6 pm.', 'text/plain');
+  const described = await (await fetch(`${worker.url}/workspaces/${w.id}`, { headers: withSecret(w.secret) })).json();
+  assert.deepEqual(described.documents, [{ name: 'ferry', passages: 1 }, { name: 'notes', passages: 1 }]);
+});
+
+test('DELETE removes everything of a workspace and clears the cookie', async () => {
+  const w = (await create(worker.url)).body;
+  await upload(worker.url, w.id, w.secret, 'ferry.md', FERRY);
+  const res = await fetch(`${worker.url}/workspaces/${w.id}`, { method: 'DELETE', headers: withSecret(w.secret) });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('set-cookie'), /^gg_workspace=; .*Max-Age=0$/);
+  assert.equal(passagesOf(w.id), 0);
+  assert.deepEqual(d1(worker.persist, `SELECT count(*) AS n FROM passages_fts WHERE passages_fts MATCH 'scope : w${w.id}'`), [{ n: 0 }]);
+  assert.equal((await askIn(w.secret, FERRY_QUESTION)).status, 403);
+});
+
+test('the cron deletes expired workspaces: rows, index rows and the workspace', async () => {
+  const w = (await create(worker.url)).body;
+  await upload(worker.url, w.id, w.secret, 'ferry.md', FERRY);
+  d1(worker.persist, `UPDATE workspaces SET expires_at = 1 WHERE id = '${w.id}'`);
+  assert.equal((await fetch(`${worker.url}/__scheduled?cron=*/30+*+*+*+*`)).status, 200);
+  assert.equal(passagesOf(w.id), 0);
+  assert.deepEqual(d1(worker.persist, `SELECT count(*) AS n FROM workspaces WHERE id = '${w.id}'`), [{ n: 0 }]);
+  assert.deepEqual(d1(worker.persist, `SELECT count(*) AS n FROM passages_fts WHERE passages_fts MATCH 'scope : w${w.id}'`), [{ n: 0 }]);
+  assert.ok(d1(worker.persist, 'SELECT count(*) AS n FROM passages WHERE workspace IS NULL')[0].n > 0, 'the shared corpus stays');
+});
+
+test('Workers AI engine: an upload\'s embeddings go through the spend cap, and expiry removes its vectors', async () => {
+  const w = await startWorker({ ...WORKERS_AI, vars: LIMITS });
+  try {
+    await ingest(w.url, corpusDocuments());
+    const health = async () => (await fetch(`${w.url}/health`)).json();
+    const ledger = async () => (await fetch(`${w.url}/admin/spend`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json();
+    const vectorsBefore = (await health()).vectors;
+    const spentBefore = (await ledger()).spentNeurons;
+    const ws = (await create(w.url)).body;
+    const up = await upload(w.url, ws.id, ws.secret, 'ferry.md', FERRY);
+    assert.equal(up.status, 200, JSON.stringify(up.body));
+    assert.ok(up.body.embeddingNeurons > 0);
+    const after = await ledger();
+    assert.ok(Math.abs(after.spentNeurons - spentBefore - up.body.embeddingNeurons) < 1e-6, 'charged to the day');
+    assert.equal(after.reservedNeurons, 0, 'settled');
+    assert.equal((await health()).vectors, vectorsBefore + 1);
+
+    const mine = await ask(w.url, FERRY_QUESTION, {}, withSecret(ws.secret));
+    assert.ok(mine.body.retrieval.some((r) => r.passageId === `w${ws.id}-ferry-01` && r.vectorRank !== null), 'found by vector too');
+    const shared = await ask(w.url, FERRY_QUESTION);
+    assert.ok(!shared.body.retrieval.some((r) => r.passageId.startsWith('w')), 'the vector filter keeps it out of the shared scope');
+
+    d1(w.persist, `UPDATE workspaces SET expires_at = 1 WHERE id = '${ws.id}'`);
+    assert.equal((await fetch(`${w.url}/__scheduled?cron=*/30+*+*+*+*`)).status, 200);
+    await eventually(async () => assert.equal((await health()).vectors, vectorsBefore, 'its vectors are gone'));
+  } finally {
+    await w.stop();
+  }
+});
