@@ -41,7 +41,7 @@ fn knowledge(row: &Row) -> Hit {
         text: row.knowledge.clone(),
         score: 1.0,
         lexical_rank: Some(1),
-        vector_rank: None,
+        ..Hit::default()
     }
 }
 

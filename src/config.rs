@@ -109,6 +109,10 @@ pub struct Config {
     pub daily_client_share: f64,
     /// Workspace limits (`WORKSPACE_*`).
     pub workspaces: Limits,
+    /// Queue refused questions for an operator (`REVIEW_INBOX = "on"`).
+    pub review_inbox: bool,
+    /// How long a queued question is kept untouched before the cron prunes it.
+    pub review_retention_days: u32,
 }
 
 impl Default for Config {
@@ -145,6 +149,8 @@ impl Default for Config {
             budget_fallback_local: false,
             daily_client_share: 0.10,
             workspaces: Limits::default(),
+            review_inbox: false,
+            review_retention_days: 30,
         }
     }
 }
@@ -204,6 +210,8 @@ impl Config {
                 per_client_per_day: parse(&var, "WORKSPACES_PER_CLIENT_PER_DAY", d.workspaces.per_client_per_day, 0, 10_000)?,
                 ttl_seconds: parse(&var, "WORKSPACE_TTL_HOURS", d.workspaces.ttl_seconds / 3600, 1, 24 * 365)? * 3600,
             },
+            review_inbox: var("REVIEW_INBOX").is_some_and(|v| v.trim() == "on"),
+            review_retention_days: parse(&var, "REVIEW_RETENTION_DAYS", d.review_retention_days, 1, 3650)?,
         };
         for model in [&config.embedding_model, &config.generation_model, &config.judge_model] {
             if !config.prices.iter().any(|(m, _)| m == model) {

@@ -81,14 +81,16 @@ struct Worst {
 impl Worst {
     fn new(top_k: usize) -> Worst {
         let wide = |n: usize| "\u{1d11e}".repeat(n);
+        // The longest id: a workspace's passage (`w` + its id + `-` + stem + ordinal).
         let hit = |i: usize| Hit {
-            id: format!("{}-{}", "s".repeat(MAX_STEM_CHARS), usize::MAX - i),
+            id: format!("w{}-{}-{}", "f".repeat(16), "s".repeat(MAX_STEM_CHARS), usize::MAX - i),
             doc: "s".repeat(MAX_STEM_CHARS),
             section: "\"".repeat(MAX_HEADING_CHARS),
             text: "<".repeat(MAX_PASSAGE_CHARS),
             score: 1.0,
             lexical_rank: Some(i + 1),
             vector_rank: Some(i + 1),
+            origin: crate::api::response::Origin::Upload,
         };
         Worst {
             question: wide(MAX_QUESTION_CHARS),

@@ -18,7 +18,8 @@ use crate::cost::{self, Usage};
 use crate::guards::audit::Record;
 use crate::guards::rate_limit::Window;
 use crate::models::{Embeddings, Message, ModelError, Models, Reply, Reported};
-use crate::ports::{Alarms, AnswerCache, AuditLog, Clock, Corpus, CorpusState, Ports, RateLimiter, Reservation, SpendLedger, Verifier};
+use crate::ports::{Alarms, AnswerCache, AuditLog, Clock, Corpus, CorpusState, Ports, RateLimiter, Reservation, ReviewQueue, SpendLedger, Verifier};
+use crate::review::Queued;
 use crate::stages::pipeline::{Lookup, StoredHit};
 
 /// One thing a fake was asked to do.
@@ -170,6 +171,23 @@ impl SpendLedger for FakeLedger {
         self.days.borrow_mut().entry(day.to_string()).or_default().1 += charged;
         let charge = Charge { day: day.to_string(), client: None, reserved: 0.0, charged: Some(charged) };
         self.charges.borrow_mut().insert(line.to_string(), charge);
+        Ok(())
+    }
+}
+
+/// The review inbox: each question key with its item and count.
+#[derive(Default)]
+pub struct FakeReview {
+    pub items: RefCell<Vec<(Queued, u32)>>,
+}
+
+impl ReviewQueue for FakeReview {
+    async fn enqueue(&self, item: &Queued, _now: u64) -> Result<(), ApiError> {
+        let mut items = self.items.borrow_mut();
+        match items.iter_mut().find(|(q, _)| q.question_key == item.question_key) {
+            Some((_, count)) => *count += 1,
+            None => items.push((item.clone(), 1)),
+        }
         Ok(())
     }
 }
@@ -377,6 +395,7 @@ pub struct FakePorts {
     pub ledger: FakeLedger,
     pub audit: FakeAudit,
     pub corpus: FakeCorpus,
+    pub review: FakeReview,
     pub models: Option<ScriptedModels>,
     pub clock: FakeClock,
     pub alarms: FakeAlarms,
@@ -403,6 +422,7 @@ impl FakePorts {
             },
             audit: FakeAudit { events: events.clone(), records: RefCell::default(), rejected: RefCell::default(), fail: Cell::new(false) },
             corpus: FakeCorpus { inner: corpus, fail: Cell::new(false) },
+            review: FakeReview::default(),
             models: Some(ScriptedModels {
                 events: events.clone(),
                 script: RefCell::new(VecDeque::from([Behavior::Careful])),
@@ -442,6 +462,7 @@ impl Ports for FakePorts {
     type Ledger = FakeLedger;
     type Audit = FakeAudit;
     type Corpus = FakeCorpus;
+    type Review = FakeReview;
     type Models = ScriptedModels;
     type Clock = FakeClock;
     type Alarms = FakeAlarms;
@@ -463,6 +484,9 @@ impl Ports for FakePorts {
     }
     fn corpus(&self) -> &FakeCorpus {
         &self.corpus
+    }
+    fn review(&self) -> &FakeReview {
+        &self.review
     }
     fn models(&self) -> Result<&ScriptedModels, ApiError> {
         self.models.as_ref().ok_or_else(|| ApiError::Misconfigured("the AI binding is missing".into()))
@@ -493,7 +517,7 @@ mod tests {
             text: "One <b>. Two.".into(),
             score: 1.0,
             lexical_rank: Some(1),
-            vector_rank: None,
+            ..Default::default()
         }];
         let prompt = prompts::fence(&hits);
         assert_eq!(fenced(&prompt), [("a-01".to_string(), "One <b>. Two.".to_string())]);

@@ -21,11 +21,12 @@ use crate::config::{Config, Engine};
 use crate::corpus::chunk::hex;
 use crate::corpus::workspace::{self, Reach, Scope};
 use crate::cost;
+use crate::review::{self, Queued};
 use crate::guards::audit::Record;
 use crate::guards::cache;
 use crate::guards::rate_limit::{self, Decision};
 use crate::guards::spend;
-use crate::ports::{Alarms, AnswerCache, AuditLog, Clock, Corpus, CorpusState, Ports, RateLimiter, Reservation, SpendLedger, Verifier};
+use crate::ports::{Alarms, AnswerCache, AuditLog, Clock, Corpus, CorpusState, Ports, RateLimiter, Reservation, ReviewQueue, SpendLedger, Verifier};
 use crate::stages::pipeline::{Meter, Pipeline};
 use crate::stages::Stages;
 
@@ -103,6 +104,8 @@ pub struct Finished {
 pub struct After {
     /// An answer to store under its key.
     cache: Option<(String, AskResponse)>,
+    /// A refusal for the review inbox.
+    review: Option<Queued>,
     audit: Audit,
     now: u64,
 }
@@ -128,6 +131,13 @@ pub struct Flow<'a, P: Ports> {
     pub config: &'a Config,
 }
 
+/// What an admitted request came to, and what to write once it is sent.
+struct Responded {
+    answer: AskResponse,
+    store: Option<(String, AskResponse)>,
+    review: Option<Queued>,
+}
+
 /// What the guards established about an admitted request.
 struct Admission<'a> {
     question: String,
@@ -149,21 +159,21 @@ impl<P: Ports> Flow<'_, P> {
             Ok(admission) => admission,
             Err(e) => {
                 let window_start = rate_limit::window(now, self.config.rate_limit_window_seconds).start;
-                let after = After { cache: None, audit: Audit::Rejected { window_start, code: e.code() }, now };
+                let after = After { cache: None, review: None, audit: Audit::Rejected { window_start, code: e.code() }, now };
                 return Finished { result: Err(e), after };
             }
         };
         let question_hash = hex(&Sha256::digest(cache::normalize_question(&admission.question).as_bytes()));
         let record = Record::admitted(input.request_id, now_ms as u64, admission.client.clone(), Some(question_hash));
-        let (result, cache) = match self.respond(input.request_id, &admission, stages, progress, now).await {
-            Ok((answer, cache)) => (Ok(Answered { answer, limits: admission.limits }), cache),
-            Err(e) => (Err(e), None),
+        let (result, cache, review) = match self.respond(input.request_id, &admission, stages, progress, now).await {
+            Ok(Responded { answer, store, review }) => (Ok(Answered { answer, limits: admission.limits }), store, review),
+            Err(e) => (Err(e), None, None),
         };
         let record = match &result {
             Ok(answered) => record.answered(&answered.answer),
             Err(e) => record.failed(e.code()),
         };
-        Finished { result, after: After { cache, audit: Audit::Record(Box::new(record)), now } }
+        Finished { result, after: After { cache, review, audit: Audit::Record(Box::new(record)), now } }
     }
 
     /// The cache write and the audit record, after the answer is sent. A
@@ -171,6 +181,11 @@ impl<P: Ports> Flow<'_, P> {
     pub async fn after(&self, after: After) {
         if let Some((key, answer)) = &after.cache {
             self.ports.cache().put(key, answer, after.now).await;
+        }
+        if let Some(item) = &after.review {
+            if let Err(e) = self.ports.review().enqueue(item, after.now).await {
+                self.ports.alarms().alarm(&format!("review inbox write failed: {e}"));
+            }
         }
         let written = match &after.audit {
             Audit::Record(record) => self.ports.audit().append(record).await,
@@ -249,19 +264,37 @@ impl<P: Ports> Flow<'_, P> {
         if decision.allowed { Ok(Some(decision)) } else { Err(ApiError::RateLimited(decision)) }
     }
 
-    /// Cache, spend, the answering stages, settle: an admitted request's answer,
-    /// and what to store under which key.
+    /// What the request may see, its answer, and (with the review inbox on)
+    /// the refusal to queue for an operator.
     async fn respond(
         &self,
         request_id: &str,
         admission: &Admission<'_>,
+        stages: Stages<'_>,
+        progress: &dyn Progress,
+        now: u64,
+    ) -> Result<Responded, ApiError> {
+        let started = self.ports.clock().now_ms();
+        let corpus = self.corpus_state(admission.reach, admission.workspace_secret, now).await?;
+        let (answer, store) = self.answer(request_id, admission, &corpus, stages, started, progress, now).await?;
+        let review = self.config.review_inbox.then(|| review::queued(&admission.question, &corpus.scope, &answer)).flatten();
+        Ok(Responded { answer, store, review })
+    }
+
+    /// Cache, spend, the answering stages, settle: an admitted request's answer,
+    /// and what to store under which key.
+    #[allow(clippy::too_many_arguments)] // One private step of `respond`; the parts are all distinct.
+    async fn answer(
+        &self,
+        request_id: &str,
+        admission: &Admission<'_>,
+        corpus: &CorpusState,
         mut stages: Stages<'_>,
+        started: f64,
         progress: &dyn Progress,
         now: u64,
     ) -> Result<(AskResponse, Option<(String, AskResponse)>), ApiError> {
         let clock = self.ports.clock();
-        let started = clock.now_ms();
-        let corpus = self.corpus_state(admission.reach, admission.workspace_secret, now).await?;
         let key = cache::key(&admission.question, &corpus.version, &cache::build_id(), self.config);
         if let Some((stored, tier)) = self.ports.cache().get(&key, now).await {
             let detail = format!("hit ({}): no model call, no spend", wire_name(tier));
@@ -283,9 +316,9 @@ impl<P: Ports> Flow<'_, P> {
                 let detail = "local engine: no paid calls, nothing reserved".to_string();
                 stages.finish(StageName::Spend, StageStatus::Skipped, started, clock.now_ms(), detail);
                 progress.admitted(admission.limits);
-                (self.local(request_id, &admission.question, &corpus, stages).await?, true)
+                (self.local(request_id, &admission.question, corpus, stages).await?, true)
             }
-            Engine::WorkersAi => self.paid(request_id, admission, &corpus, stages, progress, now).await?,
+            Engine::WorkersAi => self.paid(request_id, admission, corpus, stages, progress, now).await?,
         };
         let store = (cacheable && cache::cacheable(answer.status, answer.reason)).then(|| (key, answer.clone()));
         Ok((answer, store))

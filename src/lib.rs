@@ -15,8 +15,11 @@
 //! - [`stages`]: the answering stages (screen, retrieve, evidence, answer,
 //!   judge prompts, support, gate) and the pipeline that sequences them.
 //! - [`text`]: the one tokenizer, on general rules of English only.
-//! - [`corpus`]: chunking, ingest diffs, a corpus's vocabulary; `memory` (native
+//! - [`corpus`]: chunking, ingest diffs, a corpus's vocabulary, workspaces (a
+//!   visitor's own documents, scoped by a secret), PDF text; `memory` (native
 //!   only) is an in-memory BM25 corpus for tests and offline tools.
+//! - [`review`]: the review inbox: refusals queued for an operator, and the
+//!   passage an approved answer becomes.
 //! - [`api`]: wire types at the edge: the parsed request, the response, errors,
 //!   CORS, the admin bearer check.
 //! - [`config`]: `[vars]` parsed into typed thresholds and limits.
@@ -36,6 +39,7 @@ pub mod flow;
 pub mod guards;
 pub mod models;
 pub mod ports;
+pub mod review;
 pub mod stages;
 pub mod text;
 

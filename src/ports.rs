@@ -10,6 +10,7 @@ use crate::api::error::ApiError;
 use crate::api::response::{AskResponse, Tier};
 use crate::corpus::vocabulary::Vocabulary;
 use crate::corpus::workspace::{Scope, WorkspaceState};
+use crate::review::Queued;
 use crate::guards::audit::Record;
 use crate::guards::rate_limit::Window;
 pub use crate::models::Models;
@@ -109,6 +110,13 @@ pub trait Corpus {
     async fn passages(&self, scope: &Scope, ids: &[String]) -> Result<Vec<StoredHit>, ApiError>;
 }
 
+/// The review inbox's queue (D1 in the worker, memory in tests).
+#[allow(async_fn_in_trait)]
+pub trait ReviewQueue {
+    /// Queues a refused question, or counts it again if it is queued already.
+    async fn enqueue(&self, item: &Queued, now: u64) -> Result<(), ApiError>;
+}
+
 /// Milliseconds since some fixed point; injected so tests are deterministic.
 pub trait Clock {
     fn now_ms(&self) -> f64;
@@ -128,6 +136,7 @@ pub trait Ports {
     type Ledger: SpendLedger;
     type Audit: AuditLog;
     type Corpus: Corpus;
+    type Review: ReviewQueue;
     type Models: Models;
     type Clock: Clock;
     type Alarms: Alarms;
@@ -139,6 +148,7 @@ pub trait Ports {
     fn ledger(&self) -> &Self::Ledger;
     fn audit(&self) -> &Self::Audit;
     fn corpus(&self) -> &Self::Corpus;
+    fn review(&self) -> &Self::Review;
     /// The paid models (Workers AI engine); `Err` when their bindings are missing.
     fn models(&self) -> Result<&Self::Models, ApiError>;
     fn clock(&self) -> &Self::Clock;

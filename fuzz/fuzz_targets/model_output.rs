@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
         text: "A Dedicated Desk costs $450 per month.".into(),
         score: 1.0,
         lexical_rank: Some(1),
-        vector_rank: None,
+        ..Hit::default()
     }];
     if let Some(answer) = parse_answer(text, &hits) {
         assert!(answer.citations.iter().all(|id| id == "pricing-02"));

@@ -6,9 +6,10 @@
 use crate::api::error::ApiError;
 
 /// Routes a page on an allowed origin may call: the public API and the
-/// workspace routes (`/workspaces`, `/workspaces/{id}`, `/workspaces/{id}/documents`).
+/// workspace routes (`/workspaces`, `/workspaces/{id}`, `/workspaces/{id}/documents`)
+/// and an answer's audit proof (`/audit/{requestId}`).
 pub fn is_public(path: &str) -> bool {
-    matches!(path, "/ask" | "/search" | "/health" | "/workspaces") || path.starts_with("/workspaces/")
+    matches!(path, "/ask" | "/search" | "/health" | "/workspaces") || path.starts_with("/workspaces/") || path.starts_with("/audit/")
 }
 pub const ALLOW_METHODS: &str = "GET, POST, DELETE, OPTIONS";
 /// A page on another origin sends its workspace secret in a header (its

@@ -109,6 +109,39 @@ pub struct Citation {
     pub section: String,
     /// The source sentence, verbatim.
     pub snippet: String,
+    #[serde(default)]
+    pub origin: Origin,
+}
+
+/// Where a passage came from: the corpus as ingested, a visitor's upload (a
+/// workspace), or an answer an operator approved in the review inbox. Every
+/// one is evidence like any other: retrieved, gated and checked alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    #[default]
+    Corpus,
+    Upload,
+    Operator,
+}
+
+impl Origin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Corpus => "corpus",
+            Origin::Upload => "upload",
+            Origin::Operator => "operator",
+        }
+    }
+
+    /// The stored name; anything unknown reads as the corpus.
+    pub fn parse(raw: &str) -> Origin {
+        match raw {
+            "upload" => Origin::Upload,
+            "operator" => Origin::Operator,
+            _ => Origin::Corpus,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -144,6 +177,8 @@ pub struct Retrieved {
     pub vector_rank: Option<usize>,
     pub lexical_rank: Option<usize>,
     pub text: String,
+    #[serde(default)]
+    pub origin: Origin,
 }
 
 /// Whether the answer was served from the cache, and from which tier.

@@ -8,6 +8,7 @@ use sha2::{Digest, Sha256};
 
 use crate::corpus::chunk::{self, Passage};
 use crate::api::error::ApiError;
+use crate::api::response::Origin;
 use crate::corpus::vocabulary::Vocabulary;
 
 /// The admin ingest body: `{"documents": [{"name": "pricing.md", "text": "…"}],
@@ -74,12 +75,14 @@ impl IngestRequest {
     }
 }
 
-/// A passage as stored: its id, document and content hash.
+/// A passage as stored: its id, document, content hash and origin.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct StoredPassage {
     pub id: String,
     pub doc: String,
     pub hash: String,
+    #[serde(default)]
+    pub origin: Origin,
 }
 
 /// What re-ingesting changes.
@@ -97,7 +100,8 @@ pub struct IngestPlan {
 
 /// Diffs `incoming` against `stored`. Stored passages of the documents in `scope`
 /// that are not incoming are removed; with `complete`, every stored passage that is
-/// not incoming is. `vocabulary` is the corpus's vocabulary after the ingest.
+/// not incoming is, except an operator's approved answers, which only an
+/// operator retires. `vocabulary` is the corpus's vocabulary after the ingest.
 pub fn plan(stored: &[StoredPassage], incoming: Vec<Passage>, scope: &BTreeSet<String>, complete: bool, vocabulary: &Vocabulary) -> IngestPlan {
     let stored_hashes: BTreeMap<&str, &str> = stored.iter().map(|s| (s.id.as_str(), s.hash.as_str())).collect();
     let incoming_ids: BTreeSet<String> = incoming.iter().map(|p| p.id.clone()).collect();
@@ -117,7 +121,7 @@ pub fn plan(stored: &[StoredPassage], incoming: Vec<Passage>, scope: &BTreeSet<S
         if incoming_ids.contains(&old.id) {
             continue;
         }
-        if complete || scope.contains(&old.doc) {
+        if old.origin != Origin::Operator && (complete || scope.contains(&old.doc)) {
             result.removed.push(old.id.clone());
         } else {
             final_hashes.insert(old.id.clone(), old.hash.clone());
@@ -150,7 +154,7 @@ mod tests {
     fn stored(passages: &[Passage]) -> Vec<StoredPassage> {
         passages
             .iter()
-            .map(|p| StoredPassage { id: p.id.clone(), doc: p.doc.clone(), hash: p.content_hash() })
+            .map(|p| StoredPassage { id: p.id.clone(), doc: p.doc.clone(), hash: p.content_hash(), origin: Origin::Corpus })
             .collect()
     }
 

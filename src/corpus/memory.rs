@@ -11,6 +11,7 @@ use std::path::Path;
 use crate::corpus::chunk::{self, Passage};
 use crate::api::error::ApiError;
 use crate::corpus::workspace::{self, Scope, WorkspaceState};
+use crate::api::response::Origin;
 use crate::ports::{Corpus, CorpusState};
 use crate::stages::pipeline::{Lookup, StoredHit};
 use crate::corpus::vocabulary::Vocabulary;
@@ -82,9 +83,9 @@ impl MemoryCorpus {
     }
 
     /// Every passage in `scope`, with its terms.
-    fn in_scope<'a>(&'a self, scope: &'a Scope) -> impl Iterator<Item = &'a Indexed> + 'a {
-        let shared = self.passages.iter().filter(move |_| scope.allows(None));
-        shared.chain(self.workspaces_in(scope).flat_map(|w| w.passages.iter()))
+    fn in_scope<'a>(&'a self, scope: &'a Scope) -> impl Iterator<Item = (&'a Indexed, Origin)> + 'a {
+        let shared = self.passages.iter().filter(move |_| scope.allows(None)).map(|p| (p, Origin::Corpus));
+        shared.chain(self.workspaces_in(scope).flat_map(|w| w.passages.iter()).map(|p| (p, Origin::Upload)))
     }
 
     fn workspaces_in<'a>(&'a self, scope: &'a Scope) -> impl Iterator<Item = &'a Workspace> + 'a {
@@ -154,25 +155,25 @@ impl Corpus for MemoryCorpus {
     }
 
     async fn passages(&self, scope: &Scope, ids: &[String]) -> Result<Vec<StoredHit>, ApiError> {
-        Ok(self.in_scope(scope).map(|(p, _)| p).filter(|p| ids.contains(&p.id)).map(stored).collect())
+        Ok(self.in_scope(scope).filter(|((p, _), _)| ids.contains(&p.id)).map(|((p, _), origin)| stored(p, origin)).collect())
     }
 
     async fn lookup(&self, scope: &Scope, terms: &[String], _expression: &str, k: usize) -> Result<Lookup, ApiError> {
-        let mut scored: Vec<(f64, &Passage)> = self
+        let mut scored: Vec<(f64, &Passage, Origin)> = self
             .in_scope(scope)
-            .map(|(p, passage_terms)| (self.bm25(scope, terms, passage_terms), p))
-            .filter(|(score, _)| *score > 0.0)
+            .map(|((p, passage_terms), origin)| (self.bm25(scope, terms, passage_terms), p, origin))
+            .filter(|(score, _, _)| *score > 0.0)
             .collect();
         // Best first; ties in corpus order, as FTS5 returns them by rowid.
         scored.sort_by(|a, b| b.0.total_cmp(&a.0));
         Ok(Lookup {
             total_passages: self.in_scope(scope).count() as u32,
             doc_freqs: terms.iter().map(|t| self.doc_freq(scope, t)).collect(),
-            hits: scored.into_iter().take(k).map(|(_, p)| stored(p)).collect(),
+            hits: scored.into_iter().take(k).map(|(_, p, origin)| stored(p, origin)).collect(),
         })
     }
 }
 
-fn stored(p: &Passage) -> StoredHit {
-    StoredHit { id: p.id.clone(), doc: p.doc.clone(), section: p.section.clone(), text: p.text.clone() }
+fn stored(p: &Passage, origin: Origin) -> StoredHit {
+    StoredHit { id: p.id.clone(), doc: p.doc.clone(), section: p.section.clone(), text: p.text.clone(), origin }
 }

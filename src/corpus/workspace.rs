@@ -328,7 +328,7 @@ mod tests {
         assert_eq!(codes(plan_upload(ws, "notes.md", &"word ".repeat(200), &[], &limits)), "too_many_characters");
         assert_eq!(codes(plan_upload(ws, "notes.md", "# Only a title\n", &[], &limits)), "no_text");
         let stored: Vec<StoredPassage> =
-            (1..=2).map(|i| StoredPassage { id: format!("w{ws}-old-{i:02}"), doc: "old".into(), hash: "h".into() }).collect();
+            (1..=2).map(|i| StoredPassage { id: format!("w{ws}-old-{i:02}"), doc: "old".into(), hash: "h".into(), origin: Default::default() }).collect();
         assert_eq!(codes(plan_upload(ws, "notes.md", "# N\n\nOne sentence.", &stored, &limits)), "too_many_passages");
         // Replacing the same document does not count its old passages twice.
         assert!(plan_upload(ws, "old.md", "# Old\n\nA new text.", &stored, &limits).is_ok());

@@ -10,6 +10,7 @@ use super::ledger::D1Ledger;
 use super::ports::workers_ai;
 use crate::api::auth;
 use crate::api::error::ApiError;
+use crate::api::response::Origin;
 use crate::config::Engine;
 use crate::corpus::chunk::Passage;
 use crate::corpus::ingest::{self, IngestRequest};
@@ -80,7 +81,7 @@ pub async fn ingest(req: &mut Request, env: &Env, request_id: &str) -> Result<Re
         let ledger = D1Ledger { db: database(env)? };
         ledger.record(&spend::utc_day(now()), &format!("ingest-{request_id}"), embedding_neurons, now()).await?;
     }
-    corpus.apply(&plan).await?;
+    corpus.apply(&plan, Origin::Corpus).await?;
     let ids = |ps: &[Passage]| ps.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
     let report = IngestReport {
         added: ids(&plan.added),
@@ -123,13 +124,32 @@ pub async fn release(req: &mut Request, env: &Env) -> Result<Response, ApiError>
 /// `GET /admin/audit/verify`: walks the chain, a page at a time, from its
 /// checkpoint; OK with the row count, or the first row whose body, hash or
 /// place does not check out.
+/// `GET /admin/audit/verify[?hash=…]`: walks the chain; with `hash`, also
+/// says which row has it (an evidence report's proof), or `null`.
 pub async fn verify(req: &Request, env: &Env) -> Result<Response, ApiError> {
     require_admin(req, env)?;
-    let body = match (D1Audit { db: database(env)? }).verify().await? {
+    let url = req.url().map_err(|_| ApiError::BadRequest("the URL could not be read".into()))?;
+    let wanted = url.query_pairs().find(|(k, _)| k == "hash").map(|(_, v)| v.into_owned());
+    let (walked, found) = (D1Audit { db: database(env)? }).verify(wanted.as_deref()).await?;
+    let mut body = match walked {
         Ok(count) => serde_json::json!({ "ok": true, "rows": count }),
         Err(broken) => serde_json::json!({ "ok": false, "firstBadRow": broken.seq, "why": broken.why }),
     };
+    if wanted.is_some() {
+        body["hashAtRow"] = serde_json::json!(found);
+    }
     Ok(json(200, &body))
+}
+
+/// `GET /audit/{requestId}`: where the request's record sits in the audit
+/// chain (its row and hash), for the asker's evidence report. Request ids
+/// are 128 random bits, known only to whoever got the answer.
+pub async fn proof(env: &Env, request_id: &str) -> Result<Response, ApiError> {
+    if request_id.len() != 32 || !request_id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(ApiError::NotFound);
+    }
+    let proof = (D1Audit { db: database(env)? }).proof(request_id).await?.ok_or(ApiError::NotFound)?;
+    Ok(json(200, &serde_json::json!({ "requestId": request_id, "seq": proof.seq, "hash": proof.hash, "prevHash": proof.prev_hash })))
 }
 
 #[derive(Deserialize)]

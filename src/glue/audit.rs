@@ -34,7 +34,7 @@ pub struct D1Audit {
 
 impl AuditLog for D1Audit {
     async fn append(&self, record: &Record) -> Result<(), ApiError> {
-        self.append_body(&record.canonical(), record.time).await
+        self.append_body(&record.canonical(), record.time, Some(&record.request_id)).await
     }
 
     async fn reject(&self, window_start: u64, code: &str) -> Result<(), ApiError> {
@@ -50,6 +50,14 @@ impl AuditLog for D1Audit {
             .map_err(dependency("audit reject"))?;
         Ok(())
     }
+}
+
+/// Where a request's record sits in the chain.
+#[derive(Deserialize)]
+pub struct Proof {
+    pub seq: u64,
+    pub hash: String,
+    pub prev_hash: String,
 }
 
 #[derive(Deserialize)]
@@ -81,11 +89,13 @@ struct Last {
 }
 
 impl D1Audit {
-    async fn append_body(&self, body: &str, time_ms: u64) -> Result<(), ApiError> {
+    /// Appends one row (a record, a rejection roll-up, an operator's action).
+    pub async fn append_body(&self, body: &str, time_ms: u64, request_id: Option<&str>) -> Result<(), ApiError> {
+        let request = request_id.map_or(JsValue::NULL, JsValue::from);
         let appended: Option<Appended> = self
             .db
-            .prepare("INSERT INTO audit_log (body, created_at) VALUES (?1, ?2) RETURNING seq")
-            .bind(&[body.into(), JsValue::from(time_ms as f64)])
+            .prepare("INSERT INTO audit_log (body, created_at, request_id) VALUES (?1, ?2, ?3) RETURNING seq")
+            .bind(&[body.into(), JsValue::from(time_ms as f64), request])
             .map_err(dependency("bind audit"))?
             .first(None)
             .await
@@ -160,9 +170,10 @@ impl D1Audit {
 
     /// Seals what is pending, then walks the chain from its checkpoint, a page
     /// at a time: `Ok(rows)` when every row checks out, or the first that does not.
-    pub async fn verify(&self) -> Result<Result<usize, Break>, ApiError> {
+    pub async fn verify(&self, wanted: Option<&str>) -> Result<(Result<usize, Break>, Option<u64>), ApiError> {
         self.seal().await?;
         let mut walk = Walk::from(self.checkpoint().await?);
+        let mut found = None;
         loop {
             let page: Vec<Row> = self
                 .db
@@ -177,13 +188,26 @@ impl D1Audit {
                 .map_err(dependency("audit read"))?
                 .results()
                 .map_err(dependency("audit decode"))?;
+            found = found.or_else(|| page.iter().find(|r| Some(r.hash.as_str()) == wanted).map(|r| r.seq));
             if let Err(broken) = walk.feed(&page) {
-                return Ok(Err(broken));
+                return Ok((Err(broken), found));
             }
             if page.len() < PAGE as usize {
-                return Ok(Ok(walk.rows()));
+                return Ok((Ok(walk.rows()), found));
             }
         }
+    }
+
+    /// The row that records `request_id`, sealed: its place and hash.
+    pub async fn proof(&self, request_id: &str) -> Result<Option<Proof>, ApiError> {
+        self.seal().await?;
+        self.db
+            .prepare("SELECT seq, hash, prev_hash FROM audit_log WHERE request_id = ?1 AND hash IS NOT NULL")
+            .bind(&[request_id.into()])
+            .map_err(dependency("bind proof"))?
+            .first(None)
+            .await
+            .map_err(dependency("read proof"))
     }
 
     /// Turns each ended window's counts of refused requests into one row.
@@ -213,7 +237,7 @@ impl D1Audit {
         }
         for window in windows {
             let end_ms = (window.window_start + window_seconds) * 1000;
-            self.append_body(&window.canonical(), end_ms).await?;
+            self.append_body(&window.canonical(), end_ms, None).await?;
             self.db
                 .prepare("DELETE FROM audit_rejected WHERE window_start = ?1")
                 .bind(&[JsValue::from(window.window_start as f64)])

@@ -128,14 +128,18 @@ pub async fn stale_pins(db: &D1Database, build: &str, limit: u32) -> Result<Vec<
         .map_err(dependency("decode stale pins"))
 }
 
-/// Drops a pinned row (its answer was made by an older build).
-pub async fn unpin(db: &D1Database, key: &str) -> Result<(), ApiError> {
+/// Drops the answer under `key` from both tiers, pinned or not (an older
+/// build's pinned answer; a refusal an operator has since answered).
+pub async fn forget(db: &D1Database, key: &str) -> Result<(), ApiError> {
     db.prepare("DELETE FROM answer_cache WHERE key = ?1")
         .bind(&[key.into()])
-        .map_err(dependency("bind unpin"))?
+        .map_err(dependency("bind forget"))?
         .run()
         .await
-        .map_err(dependency("unpin"))?;
+        .map_err(dependency("forget"))?;
+    if let Err(e) = Cache::default().delete(edge_url(key).as_str(), false).await {
+        worker::console_warn!("edge cache delete failed (it expires with its TTL): {e}");
+    }
     Ok(())
 }
 

@@ -10,6 +10,7 @@ use worker::{D1Database, D1PreparedStatement, Env};
 use crate::corpus::chunk::Passage;
 use crate::api::error::ApiError;
 use crate::corpus::ingest::{IngestPlan, StoredPassage};
+use crate::api::response::Origin;
 use crate::corpus::workspace::{self, Scope, WorkspaceState};
 use crate::ports::{Corpus, CorpusState};
 use crate::stages::pipeline::{Lookup, StoredHit};
@@ -76,7 +77,7 @@ impl D1Corpus {
     pub async fn stored(&self, workspace: Option<&str>) -> Result<Vec<StoredPassage>, ApiError> {
         // `IS` compares NULL as a value: `workspace IS NULL` for the shared corpus.
         let result = self
-            .statement("SELECT id, doc, hash FROM passages WHERE workspace IS ?1 ORDER BY id", &[optional(workspace)])?
+            .statement("SELECT id, doc, hash, origin FROM passages WHERE workspace IS ?1 ORDER BY id", &[optional(workspace)])?
             .all()
             .await
             .map_err(dependency("read passages"))?;
@@ -92,8 +93,8 @@ impl D1Corpus {
 
     /// Applies an ingest plan to the shared corpus and records its new
     /// version, in one transaction.
-    pub async fn apply(&self, plan: &IngestPlan) -> Result<(), ApiError> {
-        let mut batch = self.changes(plan, None)?;
+    pub async fn apply(&self, plan: &IngestPlan, origin: Origin) -> Result<(), ApiError> {
+        let mut batch = self.changes(plan, None, origin)?;
         for (key, value) in [("vocabulary", plan.vocabulary.canonical()), ("corpus_version", plan.version.clone())] {
             batch.push(self.statement(
                 "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -105,24 +106,24 @@ impl D1Corpus {
         Ok(())
     }
 
-    /// Applies an upload's plan to a workspace and records its new version,
-    /// in one transaction.
-    pub async fn apply_upload(&self, plan: &IngestPlan, workspace: &str) -> Result<(), ApiError> {
-        let mut batch = self.changes(plan, Some(workspace))?;
+    /// Applies a plan to a workspace (an upload, or an approved answer) and
+    /// records its new version, in one transaction.
+    pub async fn apply_to_workspace(&self, plan: &IngestPlan, workspace: &str, origin: Origin) -> Result<(), ApiError> {
+        let mut batch = self.changes(plan, Some(workspace), origin)?;
         batch.push(self.statement("UPDATE workspaces SET version = ?2 WHERE id = ?1", &[workspace.into(), plan.version.as_str().into()])?);
         self.db.batch(batch).await.map_err(dependency("apply upload"))?;
         Ok(())
     }
 
     /// The statements that write a plan's passages and their index rows.
-    fn changes(&self, plan: &IngestPlan, workspace: Option<&str>) -> Result<Vec<D1PreparedStatement>, ApiError> {
+    fn changes(&self, plan: &IngestPlan, workspace: Option<&str>, origin: Origin) -> Result<Vec<D1PreparedStatement>, ApiError> {
         let scope = workspace::token(workspace);
         let mut batch = Vec::new();
         for passage in &plan.added {
             let [id, doc, section, text, hash] = passage_args(passage);
             batch.push(self.statement(
-                "INSERT INTO passages (id, doc, section, text, hash, workspace) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                &[id, doc, section, text, hash, optional(workspace)],
+                "INSERT INTO passages (id, doc, section, text, hash, workspace, origin) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                &[id, doc, section, text, hash, optional(workspace), origin.as_str().into()],
             )?);
         }
         for passage in &plan.updated {
@@ -207,7 +208,7 @@ impl Corpus for D1Corpus {
         }
         let placeholders = (2..ids.len() + 2).map(|i| format!("?{i}")).collect::<Vec<_>>().join(", ");
         let args: Vec<JsValue> = std::iter::once(optional(scope.workspace())).chain(ids.iter().map(|id| id.as_str().into())).collect();
-        let sql = format!("SELECT id, doc, section, text FROM passages WHERE id IN ({placeholders}) AND {}", in_scope(scope));
+        let sql = format!("SELECT id, doc, section, text, origin FROM passages WHERE id IN ({placeholders}) AND {}", in_scope(scope));
         let rows: Vec<HitRow> = self
             .statement(&sql, &args)?
             .all()
@@ -226,7 +227,7 @@ impl Corpus for D1Corpus {
         }
         // bm25 weighs only `terms` (id 0, scope 0): the scope filter matches every row alike.
         batch.push(self.statement(
-            "SELECT p.id, p.doc, p.section, p.text FROM passages_fts \
+            "SELECT p.id, p.doc, p.section, p.text, p.origin FROM passages_fts \
              JOIN passages p ON p.id = passages_fts.id \
              WHERE passages_fts MATCH ?1 ORDER BY bm25(passages_fts, 0.0, 0.0, 1.0), p.id LIMIT ?2",
             &[scope.restrict(expression).into(), JsValue::from(k as u32)],
@@ -260,10 +261,11 @@ struct HitRow {
     doc: String,
     section: String,
     text: String,
+    origin: String,
 }
 
 impl HitRow {
     fn into_hit(self) -> StoredHit {
-        StoredHit { id: self.id, doc: self.doc, section: self.section, text: self.text }
+        StoredHit { id: self.id, doc: self.doc, section: self.section, text: self.text, origin: Origin::parse(&self.origin) }
     }
 }

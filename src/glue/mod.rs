@@ -13,6 +13,7 @@ mod ledger;
 mod models;
 mod ports;
 mod rate_limit;
+mod review;
 mod search;
 mod stream;
 mod turnstile;
@@ -82,6 +83,9 @@ async fn route(req: &mut Request, env: &Env, request_id: &str) -> Result<Respons
         "/search" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         "/health" if req.method() == Method::Get => admin::health(env).await,
         "/health" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
+        path if path == "/admin/review" || path.starts_with("/admin/review/") => review::route(req, env).await,
+        path if path.starts_with("/audit/") && req.method() == Method::Get => admin::proof(env, &path["/audit/".len()..]).await,
+        path if path.starts_with("/audit/") => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         path if path == "/workspaces" || path.starts_with("/workspaces/") => workspaces::route(req, env, request_id).await,
         _ => Err(ApiError::NotFound),
     }
@@ -243,6 +247,7 @@ async fn maintain(env: &Env) -> Result<(), ApiError> {
     audit.roll_up(crate::guards::rate_limit::window(now, window).start, window).await?;
     audit.seal().await?;
     workspaces::expire(env).await?;
+    review::prune(env, config.review_retention_days).await?;
     audit.prune((now_ms as u64).saturating_sub(u64::from(config.audit_retention_days) * 86_400_000)).await?;
     revalidate(env, &config).await
 }
@@ -266,7 +271,7 @@ async fn revalidate(env: &Env, config: &Config) -> Result<(), ApiError> {
         let key = answers::key(&stale.question, &version, &build, config);
         let pinned = cache::pin(&db, &[(key.clone(), stale.question.clone())], &build).await?;
         if pinned > 0 && key != stale.key {
-            cache::unpin(&db, &stale.key).await?;
+            cache::forget(&db, &stale.key).await?;
         }
     }
     Ok(())

@@ -11,6 +11,7 @@ use super::d1::{database, D1Corpus};
 use super::ledger::D1Ledger;
 use super::models::WorkersAi;
 use super::rate_limit::D1Limiter;
+use super::review::D1Review;
 use super::turnstile::Turnstile;
 use super::{secret, vectorize, JsClock};
 use crate::api::error::ApiError;
@@ -33,6 +34,7 @@ pub struct WorkerPorts<'a> {
     ledger: D1Ledger,
     audit: D1Audit,
     corpus: D1Corpus,
+    review: D1Review,
     models: Result<WorkersAi<'a>, ApiError>,
     clock: JsClock,
     ip_hash_key: Option<String>,
@@ -51,6 +53,7 @@ impl<'a> WorkerPorts<'a> {
             ledger: D1Ledger { db: db()? },
             audit: D1Audit { db: db()? },
             corpus: D1Corpus::new(env)?,
+            review: D1Review { db: db()? },
             models: workers_ai(env, config, deadline_ms),
             clock: JsClock,
             ip_hash_key: secret(env, "IP_HASH_KEY"),
@@ -75,6 +78,7 @@ impl<'a> Ports for WorkerPorts<'a> {
     type Ledger = D1Ledger;
     type Audit = D1Audit;
     type Corpus = D1Corpus;
+    type Review = D1Review;
     type Models = WorkersAi<'a>;
     type Clock = JsClock;
     type Alarms = Console;
@@ -96,6 +100,9 @@ impl<'a> Ports for WorkerPorts<'a> {
     }
     fn corpus(&self) -> &D1Corpus {
         &self.corpus
+    }
+    fn review(&self) -> &D1Review {
+        &self.review
     }
     fn models(&self) -> Result<&WorkersAi<'a>, ApiError> {
         self.models.as_ref().map_err(Clone::clone)

@@ -14,6 +14,7 @@ use super::d1::{database, dependency, D1Corpus};
 use super::ports::{workers_ai, WorkerPorts};
 use super::{config, is_admin, json, vectorize, vectors, workspace_secret};
 use crate::api::error::{ApiError, DocumentError};
+use crate::api::response::Origin;
 use crate::config::Engine;
 use crate::corpus::chunk;
 use crate::corpus::pdf;
@@ -187,7 +188,7 @@ async fn upload(req: &mut Request, env: &Env, id: &str, request_id: &str) -> Res
             flow.pay_for(request_id, client.as_deref(), amount, embed).await?
         }
     };
-    corpus.apply_upload(&plan, id).await?;
+    corpus.apply_to_workspace(&plan, id, Origin::Upload).await?;
     let kept = stored.len() - plan.removed.len() - plan.updated.len() - plan.unchanged.len();
     let body = Uploaded {
         workspace: id.to_string(),

@@ -134,7 +134,7 @@ mod tests {
             text: text.into(),
             score: 1.0,
             lexical_rank: Some(1),
-            vector_rank: None,
+            ..Hit::default()
         }
     }
 

@@ -23,7 +23,7 @@ use crate::models::{Message, ModelError, Models, NoModels};
 use crate::stages::prompts;
 use crate::stages::question::Ask;
 use crate::api::response::{
-    AskResponse, CacheInfo, Citation, Claim, Cost, EngineInfo, Groundedness, Reason, Retrieved, StageName,
+    AskResponse, CacheInfo, Citation, Claim, Cost, EngineInfo, Groundedness, Origin, Reason, Retrieved, StageName,
     StageStatus, Status,
 };
 use crate::stages::retrieve::{self, Hit};
@@ -55,6 +55,7 @@ pub struct StoredHit {
     pub doc: String,
     pub section: String,
     pub text: String,
+    pub origin: Origin,
 }
 
 /// What one lookup in the corpus returns.
@@ -445,6 +446,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
                     score,
                     lexical_rank: ranks[0],
                     vector_rank: ranks.get(1).copied().flatten(),
+                    origin: h.origin,
                 })
             })
             .take(k)
@@ -591,6 +593,7 @@ fn citations(findings: &Findings<'_>) -> Vec<Citation> {
                 doc: passage.doc.clone(),
                 section: passage.section.clone(),
                 snippet: snippet.to_string(),
+                origin: passage.origin,
             });
         }
     }
@@ -606,6 +609,7 @@ fn retrieved(hit: &Hit) -> Retrieved {
         vector_rank: hit.vector_rank,
         lexical_rank: hit.lexical_rank,
         text: hit.text.clone(),
+        origin: hit.origin,
     }
 }
 

@@ -2,11 +2,13 @@
 
 use std::collections::BTreeMap;
 
+use crate::api::response::Origin;
+
 /// Reciprocal-rank fusion constant (Cormack et al.); 60 damps the head of each list.
 pub const RRF_K: f64 = 60.0;
 
 /// A retrieved passage, in fused order.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Hit {
     pub id: String,
     pub doc: String,
@@ -18,6 +20,7 @@ pub struct Hit {
     pub lexical_rank: Option<usize>,
     /// 1-based rank in the vector list (none on the local engine).
     pub vector_rank: Option<usize>,
+    pub origin: Origin,
 }
 
 /// The FTS5 expression for the question's terms: any term may match, BM25 ranks.

@@ -262,7 +262,7 @@ mod tests {
     use super::*;
 
     fn hit(id: &str, text: &str) -> Hit {
-        Hit { id: id.into(), doc: "d".into(), section: "S".into(), text: text.into(), score: 1.0, lexical_rank: None, vector_rank: None }
+        Hit { id: id.into(), doc: "d".into(), section: "S".into(), text: text.into(), score: 1.0, ..Hit::default() }
     }
 
     const DESK: &str = "A Dedicated Desk costs $450 per month. Dedicated Desks are not shared.";

@@ -340,6 +340,35 @@ test('the workspace routes: created, uploaded, described, asked, deleted, and th
   check(doc, 'GET', '/workspaces/{id}', gone, gone.body);
 });
 
+test('an answer\'s audit proof, the review inbox and a hash lookup, as documented', async () => {
+  const asked = await ask(worker.url, ANSWERED, {}, fresh());
+  let proof;
+  for (let i = 0; i < 20; i++) {
+    proof = await call(worker, 'GET', `/audit/${asked.body.requestId}`);
+    if (proof.status === 200) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  check(doc, 'GET', '/audit/{requestId}', proof, proof.body);
+  assert.equal(proof.status, 200);
+  const unknown = await call(worker, 'GET', `/audit/${'0'.repeat(32)}`);
+  check(doc, 'GET', '/audit/{requestId}', unknown, unknown.body);
+  assert.equal(unknown.status, 404);
+  const verified = await call(worker, 'GET', `/admin/audit/verify?hash=${proof.body.hash}`, { headers: admin });
+  check(doc, 'GET', '/admin/audit/verify', verified, verified.body);
+  assert.equal(verified.body.hashAtRow, proof.body.seq);
+  const listed = await call(worker, 'GET', '/admin/review', { headers: admin });
+  check(doc, 'GET', '/admin/review', listed, listed.body);
+  assert.deepEqual(listed.body.items, [], 'the inbox is off by default');
+  const post = (path, payload) => call(worker, 'POST', path, { headers: { ...jsonType, ...admin }, body: JSON.stringify(payload) });
+  const missing = await post('/admin/review/99/approve', { answer: 'A private office costs $900 per month.' });
+  assert.equal(missing.status, 404);
+  check(doc, 'POST', '/admin/review/{id}/approve', missing, missing.body);
+  const gone = await post('/admin/review/99/dismiss', {});
+  check(doc, 'POST', '/admin/review/{id}/dismiss', gone, gone.body);
+  assert.ok(acceptsRequest(doc, 'POST', '/admin/review/{id}/approve', { answer: 'x', title: null, target: 'shared' }));
+  assert.equal(acceptsRequest(doc, 'POST', '/admin/review/{id}/approve', { answer: 'x', extra: 1 }), false);
+});
+
 test('OPTIONS preflights: CORS headers for an allowlisted origin only', async () => {
   for (const [path, method] of [['/ask', 'POST'], ['/search', 'GET'], ['/health', 'GET']]) {
     const preflight = (origin) => call(worker, 'OPTIONS', path, {
@@ -378,11 +407,16 @@ test('GET /, GET /openapi.json are static assets: other methods get the asset la
 });
 
 test('every documented path and method is routed: none answers 404, each status is listed', async () => {
+  const asked = await ask(worker.url, ANSWERED, {}, fresh());
+  // The audit row lands just after the answer.
+  await new Promise((r) => setTimeout(r, 500));
   for (const [path, item] of Object.entries(doc.paths)) {
     // OPTIONS is the preflight test's; a bare request here (no body, no token) is enough to find the route.
     for (const method of Object.keys(item).filter((m) => m !== 'options' && m !== 'parameters')) {
-      // A templated path with an id no workspace has: its route answers 403, not 404.
-      const concrete = path.replace('{id}', 'ffffffffffffffff');
+      // Templated paths: an id no workspace has (403), a review item (401
+      // without the token), a request that was answered.
+      const concrete = path.replace('/workspaces/{id}', '/workspaces/ffffffffffffffff').replace('{id}', '1')
+        .replace('{requestId}', asked.body.requestId);
       const res = await call(worker, method.toUpperCase(), concrete, { headers: fresh() });
       assert.notEqual(res.status, 404, `${method.toUpperCase()} ${path} is documented but answers 404`);
       documented(doc, method.toUpperCase(), path, res.status);

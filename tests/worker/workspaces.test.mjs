@@ -125,6 +125,42 @@ test('each limit refuses with its own code, and nothing is stored', async () => 
   assert.equal((await create(worker.url, '203.0.113.78')).status, 201);
 });
 
+/** A one-page PDF written by hand (a classic xref table with exact offsets)
+ * whose page shows `text` in Helvetica: what a word processor would export. */
+function pdfOf(text) {
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>',
+    (() => { const content = `BT /F1 12 Tf 72 720 Td (${text}) Tj ET`; return `<< /Length ${content.length} >>\nstream\n${content}\nendstream`; })(),
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+  ];
+  let out = '%PDF-1.4\n';
+  const offsets = objects.map((body, i) => {
+    const at = out.length;
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+    return at;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
+}
+
+test('a PDF\'s text is extracted on the server and answered from; a broken one is refused', async () => {
+  const w = (await create(worker.url)).body;
+  const up = await upload(worker.url, w.id, w.secret, 'Timetable.pdf', pdfOf('The Larkport ferry leaves at 7:15 am from Pier 4.'), 'application/pdf');
+  assert.equal(up.status, 200, JSON.stringify(up.body));
+  assert.deepEqual([up.body.document, up.body.added], ['timetable', 1]);
+  const answered = await askIn(w.secret, FERRY_QUESTION);
+  assert.equal(answered.body.status, 'answered', JSON.stringify(answered.body.stages));
+  assert.equal(answered.body.citations[0].passageId, `w${w.id}-timetable-01`);
+  const truncated = pdfOf('The Larkport ferry leaves at 7:15 am.').subarray(0, 120);
+  const broken = await upload(worker.url, w.id, w.secret, 'broken.pdf', truncated, 'application/pdf');
+  assert.deepEqual([broken.status, broken.body.error.code], [422, 'unreadable_pdf']);
+  assert.equal(passagesOf(w.id), 1, 'nothing stored for the broken file');
+});
+
 test('uploading a file of the same name replaces it; a new version is a new cache key', async () => {
   const w = (await create(worker.url)).body;
   await upload(worker.url, w.id, w.secret, 'ferry.md', FERRY);

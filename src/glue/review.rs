@@ -1,0 +1,249 @@
+//! The review inbox over D1: [`ReviewQueue`] for the flow, and the admin
+//! routes an operator works it with (`GET /admin/review`, `POST
+//! /admin/review/{id}/approve`, `POST /admin/review/{id}/dismiss`). The rules
+//! (what is queued, the passage an approval writes) are in `crate::review`.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use worker::wasm_bindgen::JsValue;
+use worker::{D1Database, Env, Method, Request, Response};
+
+use super::admin::require_admin;
+use super::audit::D1Audit;
+use super::d1::{database, dependency, D1Corpus};
+use super::ledger::D1Ledger;
+use super::ports::workers_ai;
+use super::{cache, config, json, read_json_body, vectors};
+use crate::api::error::ApiError;
+use crate::api::response::Origin;
+use crate::config::Engine;
+use crate::corpus::chunk::hex;
+use crate::corpus::vocabulary::Vocabulary;
+use crate::guards::cache as answers;
+use crate::guards::spend;
+use crate::ports::{Corpus, ReviewQueue, SpendLedger};
+use crate::review::{self, Approval, Evidence, Queued};
+
+/// Largest approval body.
+const MAX_APPROVAL_BODY: usize = 16 * 1024;
+
+fn now() -> u64 {
+    (worker::js_sys::Date::now() / 1000.0) as u64
+}
+
+pub struct D1Review {
+    pub db: D1Database,
+}
+
+impl ReviewQueue for D1Review {
+    async fn enqueue(&self, item: &Queued, now: u64) -> Result<(), ApiError> {
+        let evidence = serde_json::to_string(&item.evidence).unwrap_or_else(|_| "[]".into());
+        let workspace = item.workspace.as_deref().map_or(JsValue::NULL, JsValue::from);
+        self.db
+            .prepare(
+                "INSERT INTO review_queue (question_key, question, workspace, reason, evidence, first_at, last_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6) \
+                 ON CONFLICT (question_key) DO UPDATE SET count = count + 1, last_at = excluded.last_at, \
+                 reason = excluded.reason, evidence = excluded.evidence",
+            )
+            .bind(&[
+                item.question_key.as_str().into(),
+                item.question.as_str().into(),
+                workspace,
+                item.reason.as_str().into(),
+                evidence.into(),
+                JsValue::from(now as f64),
+            ])
+            .map_err(dependency("bind review"))?
+            .run()
+            .await
+            .map_err(dependency("review enqueue"))?;
+        Ok(())
+    }
+}
+
+/// Routes `/admin/review` and below (the admin token is checked first).
+pub async fn route(req: &mut Request, env: &Env) -> Result<Response, ApiError> {
+    require_admin(req, env)?;
+    let path = req.path();
+    let parts: Vec<&str> = path.trim_start_matches("/admin/review").split('/').filter(|p| !p.is_empty()).collect();
+    let item = |raw: &str| raw.parse::<u64>().map_err(|_| ApiError::NotFound);
+    match (parts.as_slice(), req.method()) {
+        ([], Method::Get) => list(env).await,
+        ([], _) => Err(ApiError::MethodNotAllowed { allow: "GET" }),
+        ([id, "approve"], Method::Post) => approve(req, env, item(id)?).await,
+        ([id, "dismiss"], Method::Post) => dismiss(env, item(id)?).await,
+        ([_, "approve" | "dismiss"], _) => Err(ApiError::MethodNotAllowed { allow: "POST" }),
+        _ => Err(ApiError::NotFound),
+    }
+}
+
+#[derive(Deserialize)]
+struct ItemRow {
+    id: u64,
+    question: String,
+    workspace: Option<String>,
+    reason: String,
+    evidence: String,
+    count: u32,
+    first_at: u64,
+    last_at: u64,
+    status: String,
+    passage_id: Option<String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Item {
+    id: u64,
+    question: String,
+    workspace: Option<String>,
+    reason: String,
+    evidence: Vec<Evidence>,
+    /// How many times it was asked and refused.
+    count: u32,
+    first_at: u64,
+    last_at: u64,
+    status: String,
+    passage_id: Option<String>,
+}
+
+impl From<ItemRow> for Item {
+    fn from(r: ItemRow) -> Item {
+        Item {
+            evidence: serde_json::from_str(&r.evidence).unwrap_or_default(),
+            id: r.id,
+            question: r.question,
+            workspace: r.workspace,
+            reason: r.reason,
+            count: r.count,
+            first_at: r.first_at,
+            last_at: r.last_at,
+            status: r.status,
+            passage_id: r.passage_id,
+        }
+    }
+}
+
+const COLUMNS: &str = "id, question, workspace, reason, evidence, count, first_at, last_at, status, passage_id";
+
+/// `GET /admin/review`: the open items, most asked first.
+async fn list(env: &Env) -> Result<Response, ApiError> {
+    let rows: Vec<ItemRow> = database(env)?
+        .prepare(format!("SELECT {COLUMNS} FROM review_queue WHERE status = 'open' ORDER BY count DESC, last_at DESC LIMIT 200"))
+        .all()
+        .await
+        .map_err(dependency("read review"))?
+        .results()
+        .map_err(dependency("decode review"))?;
+    let items: Vec<Item> = rows.into_iter().map(Item::from).collect();
+    Ok(json(200, &serde_json::json!({ "items": items })))
+}
+
+/// The open item `id`; a missing one is a 404, a closed one a 400.
+async fn open_item(db: &D1Database, id: u64) -> Result<ItemRow, ApiError> {
+    let row: Option<ItemRow> = db
+        .prepare(format!("SELECT {COLUMNS} FROM review_queue WHERE id = ?1"))
+        .bind(&[JsValue::from(id as f64)])
+        .map_err(dependency("bind review item"))?
+        .first(None)
+        .await
+        .map_err(dependency("read review item"))?;
+    let row = row.ok_or(ApiError::NotFound)?;
+    if row.status != "open" {
+        return Err(ApiError::BadRequest(format!("item {id} is {} already", row.status)));
+    }
+    Ok(row)
+}
+
+async fn close(db: &D1Database, id: u64, status: &str, passage: Option<&str>) -> Result<(), ApiError> {
+    db.prepare("UPDATE review_queue SET status = ?2, passage_id = ?3 WHERE id = ?1")
+        .bind(&[JsValue::from(id as f64), status.into(), passage.map_or(JsValue::NULL, JsValue::from)])
+        .map_err(dependency("bind close review"))?
+        .run()
+        .await
+        .map_err(dependency("close review"))?;
+    Ok(())
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Approved {
+    id: u64,
+    passage_id: String,
+    workspace: Option<String>,
+    /// The version of what the passage joined (the shared corpus, or the workspace).
+    version: String,
+    embedding_neurons: f64,
+}
+
+/// `POST /admin/review/{id}/approve`: writes the operator's answer as an
+/// `operator` passage (embedded and indexed like any other), drops the cached
+/// refusal, closes the item and records the approval in the audit log.
+async fn approve(req: &mut Request, env: &Env, id: u64) -> Result<Response, ApiError> {
+    let approval = Approval::parse(&read_json_body(req, MAX_APPROVAL_BODY).await?)?;
+    let db = database(env)?;
+    let item = open_item(&db, id).await?;
+    let workspace = approval.workspace(item.workspace.as_deref())?;
+    let corpus = D1Corpus::new(env)?;
+    let shared = corpus.state().await?;
+    if let Some(ws) = workspace {
+        let live = db
+            .prepare("SELECT id FROM workspaces WHERE id = ?1 AND expires_at > ?2")
+            .bind(&[ws.into(), JsValue::from(now() as f64)])
+            .map_err(dependency("bind workspace"))?
+            .first::<serde_json::Value>(None)
+            .await
+            .map_err(dependency("read workspace"))?;
+        if live.is_none() {
+            return Err(ApiError::BadRequest("the asker's workspace has expired: approve into the shared corpus (`\"target\": \"shared\"`)".into()));
+        }
+    }
+    let passage = approval.passage(id, workspace)?;
+    let vocabulary = if workspace.is_none() { shared.vocabulary.clone() } else { Vocabulary::default() };
+    let plan = review::plan(&corpus.stored(workspace).await?, passage, &vocabulary);
+    let config = config(env)?;
+    let embedding_neurons = match config.engine {
+        Engine::Local => 0.0,
+        Engine::WorkersAi => vectors::sync(&workers_ai(env, &config, f64::INFINITY)?, &plan, workspace).await?,
+    };
+    if embedding_neurons > 0.0 {
+        D1Ledger { db: database(env)? }.record(&spend::utc_day(now()), &format!("review-{id}"), embedding_neurons, now()).await?;
+    }
+    match workspace {
+        None => corpus.apply(&plan, Origin::Operator).await?,
+        Some(ws) => corpus.apply_to_workspace(&plan, ws, Origin::Operator).await?,
+    }
+    if workspace.is_none() {
+        // Its key under the new version is new anyway; the old one goes now.
+        cache::forget(&db, &answers::key(&item.question, &shared.version, &answers::build_id(), &config)).await?;
+    }
+    let passage_id = plan.added.iter().chain(&plan.updated).map(|p| p.id.clone()).next().unwrap_or_default();
+    close(&db, id, "approved", Some(&passage_id)).await?;
+    let question_hash = hex(&Sha256::digest(answers::normalize_question(&item.question).as_bytes()));
+    let record = serde_json::json!({ "event": "review_approved", "item": id, "passage": passage_id, "questionHash": question_hash, "time": now() });
+    D1Audit { db: database(env)? }.append_body(&record.to_string(), now() * 1000, None).await?;
+    Ok(json(200, &Approved { id, passage_id, workspace: workspace.map(str::to_string), version: plan.version, embedding_neurons }))
+}
+
+/// `POST /admin/review/{id}/dismiss`: closes the item; nothing is written.
+async fn dismiss(env: &Env, id: u64) -> Result<Response, ApiError> {
+    let db = database(env)?;
+    open_item(&db, id).await?;
+    close(&db, id, "dismissed", None).await?;
+    Ok(json(200, &serde_json::json!({ "id": id, "status": "dismissed" })))
+}
+
+/// The cron's part: items untouched for `retention_days` are deleted,
+/// whatever their status (their question text goes with them).
+pub async fn prune(env: &Env, retention_days: u32) -> Result<(), ApiError> {
+    let cutoff = now().saturating_sub(u64::from(retention_days) * 86_400);
+    database(env)?
+        .prepare("DELETE FROM review_queue WHERE last_at < ?1")
+        .bind(&[JsValue::from(cutoff as f64)])
+        .map_err(dependency("bind prune review"))?
+        .run()
+        .await
+        .map_err(dependency("prune review"))?;
+    Ok(())
+}
