@@ -184,6 +184,11 @@ fn error_response(err: &ApiError, request_id: &str) -> Response {
             let _ = response.headers_mut().set("allow", allow);
         }
         ApiError::RateLimited(decision) => response = ask::with_limit_headers(response, Some(*decision)),
+        // A secret that matches no live workspace will never match one again:
+        // the page's cookie goes, so its next question searches the shared corpus.
+        ApiError::WorkspaceUnknown => {
+            let _ = response.headers_mut().set("set-cookie", &crate::corpus::workspace::cookie("", 0));
+        }
         _ => {}
     }
     response

@@ -92,7 +92,9 @@ test('a wrong, foreign or expired secret is a 403, never a silent fallback to th
   const none = await fetch(`${worker.url}/workspaces/${a.id}`);
   assert.equal(none.status, 403);
   d1(worker.persist, `UPDATE workspaces SET expires_at = 1 WHERE id = '${a.id}'`);
-  assert.equal((await askIn(a.secret, FERRY_QUESTION)).status, 403, 'expired, before the cron has run');
+  const expired = await askIn(a.secret, FERRY_QUESTION);
+  assert.equal(expired.status, 403, 'expired, before the cron has run');
+  assert.match(expired.headers.get('set-cookie'), /^gg_workspace=; .*Max-Age=0$/, 'the stale cookie is cleared');
   const noSecret = await askIn(null, FERRY_QUESTION, { scope: 'workspace' });
   assert.deepEqual([noSecret.status, noSecret.body.error.code], [400, 'bad_request']);
 });
