@@ -116,7 +116,8 @@ test('GET /search returns ranked passages with provenance, no generation', async
   assert.equal(body.k, 6);
   assert.ok(body.results.length > 1 && body.results.length <= 6);
   assert.equal(body.results[0].passageId, 'pricing-02');
-  assert.deepEqual(Object.keys(body.results[0]).sort(), ['doc', 'lexicalRank', 'passageId', 'score', 'section', 'text', 'vectorRank']);
+  assert.deepEqual(Object.keys(body.results[0]).sort(), ['doc', 'lexicalRank', 'origin', 'passageId', 'score', 'section', 'text', 'vectorRank']);
+  assert.equal(body.results[0].origin, 'corpus');
   assert.deepEqual(body.cost, { neurons: 0, usd: 0, calls: 0 });
   for (const bad of ['', '?q=', '?q=x&k=9', '?q=x&k=two']) {
     const r = await fetch(`${worker.url}/search${bad}`);
