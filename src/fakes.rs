@@ -225,6 +225,8 @@ impl AuditLog for FakeAudit {
 pub struct FakeCorpus {
     pub inner: MemoryCorpus,
     pub fail: Cell<bool>,
+    /// As before the first ingest commits: the state says nothing is committed.
+    pub uncommitted: Cell<bool>,
 }
 
 impl Corpus for FakeCorpus {
@@ -232,7 +234,8 @@ impl Corpus for FakeCorpus {
         if self.fail.get() {
             return Err(failure("corpus"));
         }
-        self.inner.state().await
+        let state = self.inner.state().await?;
+        Ok(CorpusState { committed: !self.uncommitted.get(), ..state })
     }
 
     async fn workspace(&self, secret_hash: &str, now: u64) -> Result<Option<WorkspaceState>, ApiError> {
@@ -421,7 +424,7 @@ impl FakePorts {
                 failing_settles: Cell::new(0),
             },
             audit: FakeAudit { events: events.clone(), records: RefCell::default(), rejected: RefCell::default(), fail: Cell::new(false) },
-            corpus: FakeCorpus { inner: corpus, fail: Cell::new(false) },
+            corpus: FakeCorpus { inner: corpus, fail: Cell::new(false), uncommitted: Cell::new(false) },
             review: FakeReview::default(),
             models: Some(ScriptedModels {
                 events: events.clone(),

@@ -340,7 +340,11 @@ impl<P: Ports> Flow<'_, P> {
             Some(secret) => Some(self.ports.corpus().workspace(&workspace::secret_hash(secret), now).await?.ok_or(ApiError::WorkspaceUnknown)?),
         };
         let scope = Scope::resolve(reach, workspace.as_ref())?;
-        Ok(CorpusState { version: scope.version(&shared.version, workspace.as_ref()), scope, vocabulary: shared.vocabulary })
+        // A workspace alone can be answered from before the first ingest.
+        if !shared.committed && !matches!(scope, Scope::Only(_)) {
+            return Err(ApiError::NotReady);
+        }
+        Ok(CorpusState { version: scope.version(&shared.version, workspace.as_ref()), scope, vocabulary: shared.vocabulary, committed: true })
     }
 
     /// The Workers AI engine behind the spend cap. Over the cap (or the

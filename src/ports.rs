@@ -93,6 +93,9 @@ pub struct CorpusState {
     pub version: String,
     pub vocabulary: Vocabulary,
     pub scope: Scope,
+    /// Some ingest has committed a shared corpus version (possibly empty).
+    /// Until then `/ask` and `/search` over the shared corpus are `not_ready`.
+    pub committed: bool,
 }
 
 /// The passage store (D1 in the worker, memory in tests).

@@ -5,7 +5,7 @@
 //! question must still retrieve and pass every gate with. This is the pure
 //! part: what is queued, and the passage an approval writes.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -134,17 +134,8 @@ impl Approval {
 /// The plan that adds an approved `passage` to `stored` (the shared corpus
 /// or a workspace) and the version that results.
 pub fn plan(stored: &[StoredPassage], passage: Passage, vocabulary: &Vocabulary) -> IngestPlan {
-    let mut hashes: BTreeMap<String, String> = stored.iter().map(|s| (s.id.clone(), s.hash.clone())).collect();
-    hashes.insert(passage.id.clone(), passage.content_hash());
-    let replaced = stored.iter().any(|s| s.id == passage.id);
-    IngestPlan {
-        version: ingest::corpus_version(&hashes, vocabulary),
-        vocabulary: vocabulary.clone(),
-        added: if replaced { Vec::new() } else { vec![passage.clone()] },
-        updated: if replaced { vec![passage] } else { Vec::new() },
-        unchanged: Vec::new(),
-        removed: Vec::new(),
-    }
+    // Nothing is removed: no document is in scope and the ingest is partial.
+    ingest::plan(stored, vec![passage], &BTreeSet::new(), false, vocabulary)
 }
 
 #[cfg(test)]

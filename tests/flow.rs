@@ -245,6 +245,26 @@ fn workspaces_are_isolated_by_their_secret() {
     assert_eq!(code(ask_in(&ports, ferry, None, Some("workspace"))), "bad_request");
 }
 
+/// Before the first ingest commits, the shared corpus is `not_ready`: nothing
+/// is reserved or cached, and a workspace alone can still be asked.
+#[test]
+fn nothing_is_answered_from_a_corpus_never_committed() {
+    const A: &str = "00000000000000aa";
+    let secret = groundgate::corpus::workspace::new_secret(&[1; 32]);
+    let notes = vec![("ferry.md".to_string(), "# Ferry\n\nThe Larkport ferry leaves at 7:15 am from Pier 4.".to_string())];
+    let ports = FakePorts::new(sample_corpus().with_workspace(A, &secret, &notes, 4_000_000_000), DIMENSIONS);
+    ports.corpus.uncommitted.set(true);
+    let desk = "How much does the Dedicated Desk plan cost?";
+    let refused = ask_in(&ports, desk, None, None).unwrap_err();
+    assert_eq!((refused.status(), refused.code()), (503, "not_ready"));
+    assert_eq!(ask_in(&ports, desk, Some(&secret), None).unwrap_err().code(), "not_ready", "shared plus workspace");
+    assert!(!ports.happened().iter().any(|e| matches!(e, Event::Reserve { .. } | Event::Model)));
+    let ferry = ask_in(&ports, "When does the Larkport ferry leave?", Some(&secret), Some("workspace")).unwrap();
+    assert_eq!(ferry.status, Status::Answered);
+    ports.corpus.uncommitted.set(false);
+    assert_eq!(ask_in(&ports, desk, None, None).unwrap().status, Status::Answered, "ready once committed; the refusal was not cached");
+}
+
 /// With the inbox on, a refusal about the question is queued once and
 /// counted on every ask (cache hits too); answers and blocks never are; with
 /// it off, nothing is.

@@ -36,6 +36,16 @@ pub enum ApiError {
     WorkspaceLimit { limit: u32 },
     /// An uploaded file refused for what it is or holds; nothing was stored.
     Document(DocumentError),
+    /// No corpus version has been committed yet: the first ingest is not done.
+    NotReady,
+    /// A page or commit names an ingest that was never begun (or is gone).
+    IngestUnknown,
+    /// The corpus changed after this ingest began: its pages are dropped.
+    IngestStale,
+    /// A page holds a document that another page of the ingest holds.
+    IngestConflict(String),
+    /// A page whose rows need more statements than one invocation may run.
+    PageTooLarge { statements: usize, limit: usize },
 }
 
 /// Why an uploaded file is refused, each with its own code.
@@ -109,6 +119,10 @@ impl ApiError {
             ApiError::WorkspaceUnknown => 403,
             ApiError::WorkspaceLimit { .. } => 429,
             ApiError::Document(e) => e.status(),
+            ApiError::NotReady => 503,
+            ApiError::IngestUnknown => 404,
+            ApiError::IngestStale | ApiError::IngestConflict(_) => 409,
+            ApiError::PageTooLarge { .. } => 413,
         }
     }
 
@@ -129,6 +143,11 @@ impl ApiError {
             ApiError::WorkspaceUnknown => "workspace_unknown",
             ApiError::WorkspaceLimit { .. } => "workspace_limit",
             ApiError::Document(e) => e.code(),
+            ApiError::NotReady => "not_ready",
+            ApiError::IngestUnknown => "ingest_unknown",
+            ApiError::IngestStale => "ingest_stale",
+            ApiError::IngestConflict(_) => "ingest_conflict",
+            ApiError::PageTooLarge { .. } => "page_too_large",
         }
     }
 
@@ -149,6 +168,13 @@ impl ApiError {
             ApiError::WorkspaceUnknown => "the workspace secret matches no live workspace (wrong, or expired)".into(),
             ApiError::WorkspaceLimit { limit } => format!("at most {limit} workspaces per client per day; try again tomorrow (UTC)"),
             ApiError::Document(e) => e.message(),
+            ApiError::NotReady => "no corpus is loaded yet: the first ingest has not been committed; try again shortly".into(),
+            ApiError::IngestUnknown => "no such ingest: begin it first (POST /admin/ingest/begin)".into(),
+            ApiError::IngestStale => "the corpus changed after this ingest began; its pages were dropped: run the ingest again".into(),
+            ApiError::IngestConflict(why) => why.clone(),
+            ApiError::PageTooLarge { statements, limit } => {
+                format!("the page needs {statements} statements to stage; at most {limit} fit in one request: send smaller pages")
+            }
         }
     }
 }
@@ -196,6 +222,10 @@ mod tests {
             DocumentError::NoText.into(),
             DocumentError::TooManyCharacters { chars: 2, limit: 1 }.into(),
             DocumentError::TooManyPassages { passages: 2, limit: 1 }.into(),
+            ApiError::IngestUnknown,
+            ApiError::IngestStale,
+            ApiError::IngestConflict("x".into()),
+            ApiError::PageTooLarge { statements: 2, limit: 1 },
         ];
         for err in errors {
             assert!((400..500).contains(&err.status()), "{err}");

@@ -1,18 +1,22 @@
 //! Re-ingest as a diff: which passages to add, update, keep and remove, and the
-//! corpus version that results. The glue applies the plan in one D1 batch.
+//! corpus version that results. The version comes from an order-independent
+//! [`Digest`], so a paged ingest can add up its pages' changes and commit the
+//! version of any number of passages without reading them back.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
+use sha2::{Digest as _, Sha256};
 
 use crate::corpus::chunk::{self, Passage};
+use crate::corpus::paging::{BeginRequest, PageRequest};
 use crate::api::error::ApiError;
 use crate::api::response::Origin;
 use crate::corpus::vocabulary::Vocabulary;
 
-/// The admin ingest body: `{"documents": [{"name": "pricing.md", "text": "…"}],
-/// "vocabulary": {"synonyms": {…}}, "complete": true}`.
+/// The one-shot admin ingest body: `{"documents": [{"name": "pricing.md",
+/// "text": "…"}], "vocabulary": {"synonyms": {…}}, "complete": true}`, run
+/// as a paged ingest of one page.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IngestRequest {
@@ -35,43 +39,18 @@ pub struct Document {
 }
 
 impl IngestRequest {
-    /// Parses and checks the body: names must give distinct, non-empty stems.
-    pub fn parse(body: &[u8]) -> Result<Self, ApiError> {
-        let request: IngestRequest = serde_json::from_slice(body)
-            .map_err(|e| ApiError::BadRequest(format!("ingest body: {e}")))?;
-        let mut stems = BTreeSet::new();
-        for doc in &request.documents {
-            let stem = chunk::doc_stem(&doc.name);
-            if stem.is_empty() {
-                return Err(ApiError::BadRequest(format!("document name {:?} has no usable stem", doc.name)));
-            }
-            if !stems.insert(stem.clone()) {
-                return Err(ApiError::BadRequest(format!("two documents share the stem {stem:?}")));
-            }
-        }
-        if let Some(vocabulary) = &request.vocabulary {
+    /// Parses and checks the body as a begin and its one page (whose
+    /// removals the begin decides): names must give distinct, non-empty stems.
+    pub fn parse(body: &[u8], ingest: String) -> Result<(BeginRequest, PageRequest), ApiError> {
+        let request: IngestRequest = serde_json::from_slice(body).map_err(|e| ApiError::BadRequest(format!("ingest body: {e}")))?;
+        let page = PageRequest { documents: request.documents, remove: Vec::new() };
+        page.check()?;
+        let documents = page.documents.iter().map(|d| d.name.clone()).collect();
+        let begin = BeginRequest { ingest, complete: request.complete, vocabulary: request.vocabulary, documents };
+        if let Some(vocabulary) = &begin.vocabulary {
             vocabulary.check()?;
         }
-        Ok(request)
-    }
-
-    /// The vocabulary once this ingest is applied over `stored`.
-    pub fn vocabulary_after(&self, stored: &Vocabulary) -> Vocabulary {
-        match (&self.vocabulary, self.complete) {
-            (Some(sent), _) => sent.clone(),
-            (None, true) => Vocabulary::default(),
-            (None, false) => stored.clone(),
-        }
-    }
-
-    /// All passages of all documents, in document order.
-    pub fn passages(&self) -> Vec<Passage> {
-        self.documents.iter().flat_map(|d| chunk::chunk_document(&d.name, &d.text)).collect()
-    }
-
-    /// The stems of the documents sent.
-    pub fn stems(&self) -> BTreeSet<String> {
-        self.documents.iter().map(|d| chunk::doc_stem(&d.name)).collect()
+        Ok((begin, page))
     }
 }
 
@@ -94,8 +73,10 @@ pub struct IngestPlan {
     pub removed: Vec<String>,
     /// The vocabulary once the plan is applied.
     pub vocabulary: Vocabulary,
-    /// The corpus version once the plan is applied.
+    /// The version of `stored` once the plan is applied.
     pub version: String,
+    /// What the plan changes in the digest of the passages it was diffed against.
+    pub delta: Digest,
 }
 
 /// Diffs `incoming` against `stored`. Stored passages of the documents in `scope`
@@ -106,45 +87,111 @@ pub fn plan(stored: &[StoredPassage], incoming: Vec<Passage>, scope: &BTreeSet<S
     let stored_hashes: BTreeMap<&str, &str> = stored.iter().map(|s| (s.id.as_str(), s.hash.as_str())).collect();
     let incoming_ids: BTreeSet<String> = incoming.iter().map(|p| p.id.clone()).collect();
     let mut result = IngestPlan::default();
-    let mut final_hashes: BTreeMap<String, String> = BTreeMap::new();
+    let mut after = Digest::default();
 
     for passage in incoming {
         let hash = passage.content_hash();
         match stored_hashes.get(passage.id.as_str()) {
-            None => result.added.push(passage.clone()),
+            None => {
+                result.delta.add(&passage.id, &hash);
+                result.added.push(passage.clone());
+            }
             Some(old) if *old == hash => result.unchanged.push(passage.id.clone()),
-            Some(_) => result.updated.push(passage.clone()),
+            Some(old) => {
+                result.delta.remove(&passage.id, old);
+                result.delta.add(&passage.id, &hash);
+                result.updated.push(passage.clone());
+            }
         }
-        final_hashes.insert(passage.id, hash);
+        after.add(&passage.id, &hash);
     }
     for old in stored {
         if incoming_ids.contains(&old.id) {
             continue;
         }
         if old.origin != Origin::Operator && (complete || scope.contains(&old.doc)) {
+            result.delta.remove(&old.id, &old.hash);
             result.removed.push(old.id.clone());
         } else {
-            final_hashes.insert(old.id.clone(), old.hash.clone());
+            after.add(&old.id, &old.hash);
         }
     }
-    result.version = corpus_version(&final_hashes, vocabulary);
+    result.version = after.version(vocabulary);
     result.vocabulary = vocabulary.clone();
     result
 }
 
-/// The corpus version: a hash over every (id, content hash) and the
-/// vocabulary's hash, so it changes exactly when some passage's content, the
-/// rules that index it, or the corpus's synonyms do.
+/// The corpus version of every (id, content hash) in `hashes`.
 pub fn corpus_version(hashes: &BTreeMap<String, String>, vocabulary: &Vocabulary) -> String {
-    if hashes.is_empty() {
-        return "empty".to_string();
-    }
-    let mut hasher = Sha256::new();
-    hasher.update(format!("vocabulary {}\n", vocabulary.hash()).as_bytes());
+    let mut digest = Digest::default();
     for (id, hash) in hashes {
-        hasher.update(format!("{id} {hash}\n").as_bytes());
+        digest.add(id, hash);
     }
-    chunk::hex(&hasher.finalize()[..8])
+    digest.version(vocabulary)
+}
+
+/// An order-independent digest of a set of passages: how many, and the sum
+/// (mod 2^128) of a 128-bit SHA-256 prefix of each one's id and content hash.
+/// Adding or removing a passage is O(1) and the order never matters, so the
+/// pages of an ingest add up to the digest a one-shot ingest computes. It
+/// names versions; it is not a defence against someone crafting collisions.
+/// A delta may hold a "negative" count: the arithmetic wraps, as the sum's does.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Digest {
+    count: u64,
+    sum: u128,
+}
+
+impl Digest {
+    fn element(id: &str, hash: &str) -> u128 {
+        let bytes = Sha256::digest(format!("{id} {hash}\n").as_bytes());
+        let mut prefix = [0u8; 16];
+        prefix.copy_from_slice(&bytes[..16]);
+        u128::from_be_bytes(prefix)
+    }
+
+    pub fn add(&mut self, id: &str, hash: &str) {
+        self.count = self.count.wrapping_add(1);
+        self.sum = self.sum.wrapping_add(Self::element(id, hash));
+    }
+
+    pub fn remove(&mut self, id: &str, hash: &str) {
+        self.count = self.count.wrapping_sub(1);
+        self.sum = self.sum.wrapping_sub(Self::element(id, hash));
+    }
+
+    /// This digest with `delta` applied.
+    pub fn plus(self, delta: Digest) -> Digest {
+        Digest { count: self.count.wrapping_add(delta.count), sum: self.sum.wrapping_add(delta.sum) }
+    }
+
+    /// How many passages (of a digest, not a delta).
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The corpus version: changes exactly when some passage's content, the
+    /// rules that index it, or the corpus's synonyms do; `empty` with no passages.
+    pub fn version(&self, vocabulary: &Vocabulary) -> String {
+        if self.count == 0 {
+            return "empty".to_string();
+        }
+        let mut hasher = Sha256::new();
+        hasher.update(format!("vocabulary {}\npassages {} {:032x}\n", vocabulary.hash(), self.count, self.sum).as_bytes());
+        chunk::hex(&hasher.finalize()[..8])
+    }
+
+    /// As stored: 16 hex digits of count, 32 of sum.
+    pub fn encode(&self) -> String {
+        format!("{:016x}{:032x}", self.count, self.sum)
+    }
+
+    pub fn decode(text: &str) -> Option<Digest> {
+        if text.len() != 48 || !text.is_ascii() {
+            return None;
+        }
+        Some(Digest { count: u64::from_str_radix(&text[..16], 16).ok()?, sum: u128::from_str_radix(&text[16..], 16).ok()? })
+    }
 }
 
 #[cfg(test)]
@@ -202,10 +249,11 @@ mod tests {
 
     #[test]
     fn duplicate_stems_and_bad_bodies_are_rejected() {
+        let parse = |body: &[u8]| IngestRequest::parse(body, "0".repeat(16));
         let dup = br#"{"documents":[{"name":"a.md","text":""},{"name":"A.md","text":""}]}"#;
-        assert!(matches!(IngestRequest::parse(dup), Err(ApiError::BadRequest(_))));
-        assert!(matches!(IngestRequest::parse(b"[]"), Err(ApiError::BadRequest(_))));
-        assert!(matches!(IngestRequest::parse(br#"{"documents":[{"name":"..md","text":""}]}"#), Err(ApiError::BadRequest(_))));
+        assert!(matches!(parse(dup), Err(ApiError::BadRequest(_))));
+        assert!(matches!(parse(b"[]"), Err(ApiError::BadRequest(_))));
+        assert!(matches!(parse(br#"{"documents":[{"name":"..md","text":""}]}"#), Err(ApiError::BadRequest(_))));
     }
 
     /// A new vocabulary is a new corpus version; the passages are untouched.
@@ -218,6 +266,33 @@ mod tests {
         assert_ne!(plain.version, with.version);
         assert_eq!(with.unchanged.len(), 3);
         assert_eq!(with.vocabulary, synonyms);
+    }
+
+    /// Pages in any order, each diffed against only its own documents, add
+    /// up to the version of the whole corpus ingested at once; so do edits.
+    #[test]
+    fn paged_deltas_add_up_to_the_one_shot_version() {
+        let docs = [("a.md", PRICING), ("b.md", "## Open\n\nNine to five."), ("c.md", "## X\n\nOne.\n\n## Y\n\nTwo.")];
+        let all: Vec<Passage> = docs.iter().flat_map(|(n, t)| chunk::chunk_document(n, t)).collect();
+        let whole = plan(&[], all.clone(), &scope(&["a", "b", "c"]), true, &Vocabulary::default());
+        let mut paged = Digest::default();
+        for (name, text) in docs.iter().rev() {
+            let page = plan(&[], chunk::chunk_document(name, text), &scope(&[&chunk::doc_stem(name)]), false, &Vocabulary::default());
+            paged = paged.plus(page.delta);
+        }
+        assert_eq!(paged.version(&Vocabulary::default()), whole.version);
+        assert_eq!(paged.count(), all.len() as u64);
+        // Edit b and drop c, each as a page of its own, against what is stored.
+        let stored_all = stored(&all);
+        let of = |doc: &str| stored_all.iter().filter(|s| s.doc == doc).cloned().collect::<Vec<_>>();
+        let edit = plan(&of("b"), chunk::chunk_document("b.md", "## Open\n\nTen to six."), &scope(&["b"]), false, &Vocabulary::default());
+        let drop = plan(&of("c"), Vec::new(), &scope(&["c"]), false, &Vocabulary::default());
+        let after = paged.plus(edit.delta).plus(drop.delta);
+        let mut expected = chunk::chunk_document("a.md", PRICING);
+        expected.extend(chunk::chunk_document("b.md", "## Open\n\nTen to six."));
+        assert_eq!(after.version(&Vocabulary::default()), plan(&[], expected, &scope(&[]), true, &Vocabulary::default()).version);
+        assert_eq!(Digest::decode(&after.encode()), Some(after));
+        assert_eq!(Digest::decode("zz"), None);
     }
 
     #[test]

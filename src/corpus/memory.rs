@@ -147,7 +147,7 @@ impl Corpus for MemoryCorpus {
     async fn state(&self) -> Result<CorpusState, ApiError> {
         let hashes = self.passages.iter().map(|(p, _)| (p.id.clone(), p.content_hash())).collect();
         let version = crate::corpus::ingest::corpus_version(&hashes, &self.vocabulary);
-        Ok(CorpusState { version, vocabulary: self.vocabulary.clone(), scope: Scope::Shared })
+        Ok(CorpusState { version, vocabulary: self.vocabulary.clone(), scope: Scope::Shared, committed: true })
     }
 
     async fn workspace(&self, secret_hash: &str, now: u64) -> Result<Option<WorkspaceState>, ApiError> {

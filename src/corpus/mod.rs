@@ -6,5 +6,6 @@ pub mod ingest;
 pub mod pdf;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod memory;
+pub mod paging;
 pub mod vocabulary;
 pub mod workspace;

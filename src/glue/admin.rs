@@ -7,19 +7,12 @@ use super::d1::{database, D1Corpus};
 use super::{ai, cache, config, json, read_json_body, secret, vectorize, vectors};
 use super::audit::D1Audit;
 use super::ledger::D1Ledger;
-use super::ports::workers_ai;
 use crate::api::auth;
 use crate::api::error::ApiError;
-use crate::api::response::Origin;
 use crate::config::Engine;
-use crate::corpus::chunk::Passage;
-use crate::corpus::ingest::{self, IngestRequest};
 use crate::guards::cache as answers;
 use crate::guards::spend;
-use crate::ports::{Corpus, SpendLedger};
-
-/// Largest ingest body: a corpus of Markdown sent in one request.
-const MAX_INGEST_BODY: usize = 8 * 1024 * 1024;
+use crate::ports::Corpus;
 
 fn now() -> u64 {
     (worker::js_sys::Date::now() / 1000.0) as u64
@@ -42,58 +35,6 @@ pub fn is_admin(req: &Request, env: &Env) -> bool {
     let expected = secret(env, "ADMIN_TOKEN").unwrap_or_default();
     let presented = req.headers().get("authorization").ok().flatten();
     auth::bearer_matches(presented.as_deref(), &expected)
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct IngestReport {
-    added: Vec<String>,
-    updated: Vec<String>,
-    unchanged: usize,
-    removed: Vec<String>,
-    passages: usize,
-    corpus_version: String,
-    /// The hash of the corpus's vocabulary ("none" without one).
-    vocabulary: String,
-    /// What embedding the changed passages cost (Workers AI engine; 0 locally),
-    /// recorded in the day's ledger as a line of its own.
-    embedding_neurons: f64,
-}
-
-/// `POST /admin/ingest`: re-ingest as a diff.
-pub async fn ingest(req: &mut Request, env: &Env, request_id: &str) -> Result<Response, ApiError> {
-    require_admin(req, env)?;
-    let body = read_json_body(req, MAX_INGEST_BODY).await?;
-    let request = IngestRequest::parse(&body)?;
-    let corpus = D1Corpus::new(env)?;
-    let stored = corpus.stored(None).await?;
-    let vocabulary = request.vocabulary_after(&corpus.state().await?.vocabulary);
-    let plan = ingest::plan(&stored, request.passages(), &request.stems(), request.complete, &vocabulary);
-    let config = config(env)?;
-    let embedding_neurons = match config.engine {
-        Engine::Local => 0.0,
-        Engine::WorkersAi => {
-            let deadline = f64::INFINITY;
-            vectors::sync(&workers_ai(env, &config, deadline)?, &plan, None).await?
-        }
-    };
-    if embedding_neurons > 0.0 {
-        let ledger = D1Ledger { db: database(env)? };
-        ledger.record(&spend::utc_day(now()), &format!("ingest-{request_id}"), embedding_neurons, now()).await?;
-    }
-    corpus.apply(&plan, Origin::Corpus).await?;
-    let ids = |ps: &[Passage]| ps.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
-    let report = IngestReport {
-        added: ids(&plan.added),
-        updated: ids(&plan.updated),
-        unchanged: plan.unchanged.len(),
-        passages: stored.len() + plan.added.len() - plan.removed.len(),
-        vocabulary: plan.vocabulary.hash(),
-        removed: plan.removed,
-        corpus_version: plan.version,
-        embedding_neurons,
-    };
-    Ok(json(200, &report))
 }
 
 /// `GET /admin/spend`: the day's ledger.
@@ -180,6 +121,9 @@ pub async fn pin(req: &mut Request, env: &Env) -> Result<Response, ApiError> {
 #[serde(rename_all = "camelCase")]
 struct Health {
     status: &'static str,
+    /// A corpus version has been committed: `/ask` answers from it. Until the
+    /// first ingest commits, `/ask` is 503 `not_ready`.
+    ready: bool,
     engine: &'static str,
     /// The models the engine calls (Workers AI engine only).
     models: Option<Models>,
@@ -229,13 +173,15 @@ pub async fn health(env: &Env) -> Result<Response, ApiError> {
         (Some(index), Engine::WorkersAi) => vectors::count(index).await,
         _ => None,
     };
+    let state = corpus.state().await?;
     let health = Health {
         status: "ok",
+        ready: state.committed,
         engine: config.engine.as_str(),
         models,
         bindings: Bindings { db: true, ai: ai::from_env(env).is_some(), vectorize: index.is_some() },
         vectors,
-        corpus_version: corpus.state().await?.version,
+        corpus_version: state.version,
         passages: corpus.passage_count().await?,
         build: answers::build_id(),
         turnstile: TurnstileInfo { enforced: secret(env, "TURNSTILE_SECRET").is_some(), site_key: config.turnstile_site_key },

@@ -2,6 +2,7 @@
 //! becomes [`ApiError::Dependency`] with the D1 message for the log only.
 
 use std::cell::RefCell;
+use std::collections::BTreeSet;
 
 use serde::Deserialize;
 use worker::wasm_bindgen::JsValue;
@@ -68,7 +69,7 @@ impl D1Corpus {
         Ok(D1Corpus { db: database(env)? })
     }
 
-    fn statement(&self, sql: &str, args: &[JsValue]) -> Result<D1PreparedStatement, ApiError> {
+    pub(super) fn statement(&self, sql: &str, args: &[JsValue]) -> Result<D1PreparedStatement, ApiError> {
         self.db.prepare(sql).bind(args).map_err(dependency("bind"))
     }
 
@@ -84,26 +85,55 @@ impl D1Corpus {
         result.results().map_err(dependency("decode passages"))
     }
 
+    /// The shared corpus's stored passages of these documents.
+    pub async fn stored_in(&self, docs: &BTreeSet<String>) -> Result<Vec<StoredPassage>, ApiError> {
+        let result = self.stored_of(docs)?.all().await.map_err(dependency("read passages"))?;
+        result.results().map_err(dependency("decode passages"))
+    }
+
+    /// The statement that reads [`Self::stored_in`].
+    pub fn stored_of(&self, docs: &BTreeSet<String>) -> Result<D1PreparedStatement, ApiError> {
+        let docs = serde_json::to_string(docs).unwrap_or_else(|_| "[]".into());
+        self.statement(
+            "SELECT id, doc, hash, origin FROM passages WHERE workspace IS NULL AND doc IN (SELECT value FROM json_each(?1)) ORDER BY id",
+            &[docs.into()],
+        )
+    }
+
+    pub(super) fn db(&self) -> &D1Database {
+        &self.db
+    }
+
+    /// The shared corpus's state as D1 has it now (not this isolate's memory).
+    pub async fn fresh_state(&self) -> Result<CorpusState, ApiError> {
+        let rows: Vec<Meta> = self
+            .db
+            .prepare("SELECT key, value FROM meta WHERE key IN ('corpus_version', 'vocabulary')")
+            .all()
+            .await
+            .map_err(dependency("read corpus state"))?
+            .results()
+            .map_err(dependency("decode corpus state"))?;
+        let value = |key: &str| rows.iter().find(|r| r.key == key).map(|r| r.value.as_str());
+        Ok(CorpusState {
+            version: value("corpus_version").unwrap_or("empty").to_string(),
+            // Only a vocabulary that passed ingest's checks is ever stored.
+            vocabulary: value("vocabulary").and_then(|v| serde_json::from_str(v).ok()).unwrap_or_default(),
+            scope: Scope::Shared,
+            committed: value("corpus_version").is_some(),
+        })
+    }
+
+    /// Remembers the state an ingest just committed: this isolate sees it at once.
+    pub fn committed(&self, state: &CorpusState) {
+        remember(state);
+    }
+
     /// The shared corpus's passage count.
     pub async fn passage_count(&self) -> Result<u32, ApiError> {
         let row: Option<Count> =
             self.db.prepare("SELECT count(*) AS n FROM passages WHERE workspace IS NULL").first(None).await.map_err(dependency("count"))?;
         Ok(row.map_or(0, |r| r.n))
-    }
-
-    /// Applies an ingest plan to the shared corpus and records its new
-    /// version, in one transaction.
-    pub async fn apply(&self, plan: &IngestPlan, origin: Origin) -> Result<(), ApiError> {
-        let mut batch = self.changes(plan, None, origin)?;
-        for (key, value) in [("vocabulary", plan.vocabulary.canonical()), ("corpus_version", plan.version.clone())] {
-            batch.push(self.statement(
-                "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                &[key.into(), value.into()],
-            )?);
-        }
-        self.db.batch(batch).await.map_err(dependency("apply ingest"))?;
-        remember(&CorpusState { version: plan.version.clone(), vocabulary: plan.vocabulary.clone(), scope: Scope::Shared });
-        Ok(())
     }
 
     /// Applies a plan to a workspace (an upload, or an approved answer) and
@@ -171,21 +201,7 @@ impl Corpus for D1Corpus {
         if let Some(state) = remembered() {
             return Ok(state);
         }
-        let rows: Vec<Meta> = self
-            .db
-            .prepare("SELECT key, value FROM meta WHERE key IN ('corpus_version', 'vocabulary')")
-            .all()
-            .await
-            .map_err(dependency("read corpus state"))?
-            .results()
-            .map_err(dependency("decode corpus state"))?;
-        let value = |key: &str| rows.iter().find(|r| r.key == key).map(|r| r.value.as_str());
-        let state = CorpusState {
-            version: value("corpus_version").unwrap_or("empty").to_string(),
-            // Only a vocabulary that passed ingest's checks is ever stored.
-            vocabulary: value("vocabulary").and_then(|v| serde_json::from_str(v).ok()).unwrap_or_default(),
-            scope: Scope::Shared,
-        };
+        let state = self.fresh_state().await?;
         remember(&state);
         Ok(state)
     }

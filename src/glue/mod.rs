@@ -8,6 +8,7 @@ mod ask;
 mod audit;
 mod cache;
 mod d1;
+mod ingest;
 mod js;
 mod ledger;
 mod models;
@@ -72,7 +73,8 @@ async fn fetch(mut req: Request, env: Env, ctx: Context) -> worker::Result<Respo
 /// The routes that run inline: admin, health, and every method not allowed.
 async fn route(req: &mut Request, env: &Env, request_id: &str) -> Result<Response, ApiError> {
     match req.path().as_str() {
-        "/admin/ingest" if req.method() == Method::Post => admin::ingest(req, env, request_id).await,
+        "/admin/ingest" if req.method() == Method::Post => ingest::one_shot(req, env).await,
+        path if path.starts_with("/admin/ingest/") => ingest::route(req, env, path).await,
         "/admin/spend" if req.method() == Method::Get => admin::spend(req, env).await,
         "/admin/spend" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         "/admin/spend/release" if req.method() == Method::Post => admin::release(req, env).await,
@@ -252,6 +254,7 @@ async fn maintain(env: &Env) -> Result<(), ApiError> {
     audit.roll_up(crate::guards::rate_limit::window(now, window).start, window).await?;
     audit.seal().await?;
     workspaces::expire(env).await?;
+    ingest::prune(env).await?;
     review::prune(env, config.review_retention_days).await?;
     audit.prune((now_ms as u64).saturating_sub(u64::from(config.audit_retention_days) * 86_400_000)).await?;
     revalidate(env, &config).await

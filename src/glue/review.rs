@@ -3,6 +3,8 @@
 //! /admin/review/{id}/approve`, `POST /admin/review/{id}/dismiss`). The rules
 //! (what is queued, the passage an approval writes) are in `crate::review`.
 
+use std::collections::BTreeSet;
+
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use worker::wasm_bindgen::JsValue;
@@ -11,6 +13,7 @@ use worker::{D1Database, Env, Method, Request, Response};
 use super::admin::require_admin;
 use super::audit::D1Audit;
 use super::d1::{database, dependency, D1Corpus};
+use super::ingest;
 use super::ledger::D1Ledger;
 use super::ports::workers_ai;
 use super::{cache, config, json, read_json_body, vectors};
@@ -201,7 +204,11 @@ async fn approve(req: &mut Request, env: &Env, id: u64) -> Result<Response, ApiE
     }
     let passage = approval.passage(id, workspace)?;
     let vocabulary = if workspace.is_none() { shared.vocabulary.clone() } else { Vocabulary::default() };
-    let plan = review::plan(&corpus.stored(workspace).await?, passage, &vocabulary);
+    let stored = match workspace {
+        Some(ws) => corpus.stored(Some(ws)).await?,
+        None => corpus.stored_in(&BTreeSet::from([passage.doc.clone()])).await?,
+    };
+    let plan = review::plan(&stored, passage, &vocabulary);
     let config = config(env)?;
     let embedding_neurons = match config.engine {
         Engine::Local => 0.0,
@@ -210,10 +217,13 @@ async fn approve(req: &mut Request, env: &Env, id: u64) -> Result<Response, ApiE
     if embedding_neurons > 0.0 {
         D1Ledger { db: database(env)? }.record(&spend::utc_day(now()), &format!("review-{id}"), embedding_neurons, now()).await?;
     }
-    match workspace {
-        None => corpus.apply(&plan, Origin::Operator).await?,
-        Some(ws) => corpus.apply_to_workspace(&plan, ws, Origin::Operator).await?,
-    }
+    let version = match workspace {
+        None => ingest::write_shared(env, &plan, Origin::Operator).await?.corpus_version,
+        Some(ws) => {
+            corpus.apply_to_workspace(&plan, ws, Origin::Operator).await?;
+            plan.version.clone()
+        }
+    };
     if workspace.is_none() {
         // Its key under the new version is new anyway; the old one goes now.
         cache::forget(&db, &answers::key(&item.question, &shared.version, &answers::build_id(), &config)).await?;
@@ -223,7 +233,7 @@ async fn approve(req: &mut Request, env: &Env, id: u64) -> Result<Response, ApiE
     let question_hash = hex(&Sha256::digest(answers::normalize_question(&item.question).as_bytes()));
     let record = serde_json::json!({ "event": "review_approved", "item": id, "passage": passage_id, "questionHash": question_hash, "time": now() });
     D1Audit { db: database(env)? }.append_body(&record.to_string(), now() * 1000, None).await?;
-    Ok(json(200, &Approved { id, passage_id, workspace: workspace.map(str::to_string), version: plan.version, embedding_neurons }))
+    Ok(json(200, &Approved { id, passage_id, workspace: workspace.map(str::to_string), version, embedding_neurons }))
 }
 
 /// `POST /admin/review/{id}/dismiss`: closes the item; nothing is written.

@@ -12,6 +12,7 @@ use crate::corpus::chunk::Passage;
 use crate::cost::{self, Usage};
 use crate::api::error::ApiError;
 use crate::corpus::ingest::IngestPlan;
+use crate::corpus::paging::VECTOR_BATCH;
 use crate::corpus::workspace;
 use crate::models::Models;
 
@@ -68,8 +69,28 @@ pub fn texts(plan: &IngestPlan) -> Vec<String> {
 /// corpus, or of `workspace`), deletes its removed ones; returns the neurons
 /// the embeddings cost.
 pub async fn sync(models: &WorkersAi<'_>, plan: &IngestPlan, workspace: Option<&str>) -> Result<f64, ApiError> {
+    let neurons = upsert(models, plan, workspace).await?;
+    remove(&models.index, &plan.removed).await?;
+    Ok(neurons)
+}
+
+fn unavailable(what: &str, e: String) -> ApiError {
+    ApiError::Dependency(format!("{what}: {e}"))
+}
+
+/// Deletes these passages' vectors, [`VECTOR_BATCH`] ids per call.
+pub async fn remove(index: &VectorizeBinding, ids: &[String]) -> Result<(), ApiError> {
+    for batch in ids.chunks(VECTOR_BATCH) {
+        index.remove(batch).await.map_err(|e| unavailable("Vectorize delete", e.0))?;
+    }
+    Ok(())
+}
+
+/// Embeds and upserts the plan's new and changed passages; returns the
+/// neurons the embeddings cost. A page of a paged ingest runs only this: its
+/// removals wait for the commit.
+pub async fn upsert(models: &WorkersAi<'_>, plan: &IngestPlan, workspace: Option<&str>) -> Result<f64, ApiError> {
     let scope = workspace::token(workspace);
-    let unavailable = |what: &str, e: String| ApiError::Dependency(format!("{what}: {e}"));
     let info: IndexInfo = models.index.info().await.map_err(|e| unavailable("Vectorize describe", e.0))?;
     let dimensions = info.dimensions.or(info.config.map(|c| c.dimensions));
     let expected = models.config.embedding_dimensions;
@@ -82,6 +103,7 @@ pub async fn sync(models: &WorkersAi<'_>, plan: &IngestPlan, workspace: Option<&
     }
     let changed: Vec<&Passage> = plan.added.iter().chain(&plan.updated).collect();
     let mut neurons = 0.0;
+    let mut pending: Vec<Vector> = Vec::new();
     for batch in changed.chunks(EMBED_BATCH) {
         let texts: Vec<String> = batch.iter().map(|p| text(p)).collect();
         let embedded = models.embed(&texts).await.map_err(|e| unavailable("embedding", e.to_string()))?;
@@ -94,15 +116,16 @@ pub async fn sync(models: &WorkersAi<'_>, plan: &IngestPlan, workspace: Option<&
                 v.len()
             )));
         }
-        let vectors: Vec<Vector> = batch
-            .iter()
-            .zip(embedded.vectors)
-            .map(|(p, values)| Vector { id: &p.id, values, metadata: Metadata { doc: &p.doc, section: &p.section, scope: &scope } })
-            .collect();
-        models.index.put(&vectors).await.map_err(|e| unavailable("Vectorize upsert", e.0))?;
+        pending.extend(
+            batch.iter().zip(embedded.vectors).map(|(p, values)| Vector { id: &p.id, values, metadata: Metadata { doc: &p.doc, section: &p.section, scope: &scope } }),
+        );
+        if pending.len() + EMBED_BATCH > VECTOR_BATCH {
+            models.index.put(&pending).await.map_err(|e| unavailable("Vectorize upsert", e.0))?;
+            pending.clear();
+        }
     }
-    if !plan.removed.is_empty() {
-        models.index.remove(&plan.removed).await.map_err(|e| unavailable("Vectorize delete", e.0))?;
+    if !pending.is_empty() {
+        models.index.put(&pending).await.map_err(|e| unavailable("Vectorize upsert", e.0))?;
     }
     Ok(neurons)
 }

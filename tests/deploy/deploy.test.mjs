@@ -74,11 +74,14 @@ before(async () => {
       received.push({ path: req.url, authorized });
       res.writeHead(authorized ? 200 : 401, { 'content-type': 'application/json' });
       const replies = {
-        '/admin/ingest': { added: ['pricing-01'], updated: [], unchanged: 0, removed: [], passages: 52, corpusVersion: 'v1' },
+        '/admin/ingest/begin': { ingest: 'x', base: 'empty', pagesDone: [], remove: [] },
+        '/admin/ingest/page': { page: 0, added: ['pricing-01'], updated: [], unchanged: 0, removed: [], embeddingNeurons: 0 },
+        '/admin/ingest/commit': { corpusVersion: 'v1', passages: 52, vocabulary: 'none', pages: 1 },
         '/ask': { status: 'answered', cache: { hit: false } },
         '/admin/cache/pin': { pinned: 1, corpusVersion: 'v1' },
       };
-      res.end(JSON.stringify(authorized ? replies[req.url] ?? {} : { error: { code: 'unauthorized', message: 'no' } }));
+      const route = req.url.replace(/^\/admin\/ingest\/[0-9a-f]+\/(pages\/\d+|commit)$/, (_, p) => `/admin/ingest/${p.startsWith('pages') ? 'page' : 'commit'}`);
+      res.end(JSON.stringify(authorized ? replies[route] ?? {} : { error: { code: 'unauthorized', message: 'no' } }));
     });
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
@@ -126,7 +129,7 @@ test('the first run creates the database, the index, its metadata indexes and th
   assert.match(s.secrets.ADMIN_TOKEN, /^[0-9a-f]{64}$/);
   assert.ok(out.includes(`ADMIN_TOKEN=${s.secrets.ADMIN_TOKEN}`), 'the generated admin token is printed once');
   assert.ok(!out.includes(s.secrets.IP_HASH_KEY), 'the IP hash key is never printed');
-  assert.ok(received.some((r) => r.path === '/admin/ingest' && r.authorized), 'ingested with the token it set');
+  assert.ok(received.some((r) => /^\/admin\/ingest\/[0-9a-f]+\/commit$/.test(r.path) && r.authorized), 'ingested with the token it set');
   assert.ok(received.some((r) => r.path === '/admin/cache/pin' && r.authorized), 'pre-warmed the cache');
   assert.match(out, /groundgate is deployed at http:\/\/127\.0\.0\.1:\d+/);
 });

@@ -1,0 +1,34 @@
+-- A paged ingest: the shared corpus changes in pages, each staged here, and
+-- only the commit applies them, in one transaction with the new version. A
+-- half-finished ingest changes nothing that /ask sees; re-running it resumes.
+CREATE TABLE ingests (
+  id TEXT PRIMARY KEY,             -- chosen by the client: a hash of what it sends
+  base TEXT NOT NULL,              -- the corpus version the pages were diffed against
+  vocabulary TEXT NOT NULL,        -- the vocabulary to commit (canonical JSON)
+  created_at INTEGER NOT NULL      -- unix seconds; the cron drops abandoned ones
+);
+
+-- The pages that have landed: their documents (a document belongs to one
+-- page) and what they change in the corpus digest.
+CREATE TABLE ingest_pages (
+  ingest TEXT NOT NULL,
+  page INTEGER NOT NULL,
+  docs TEXT NOT NULL,              -- JSON array of document stems
+  delta TEXT NOT NULL,             -- the page's change to the corpus digest
+  PRIMARY KEY (ingest, page)
+);
+
+-- Staged passages: one to write (hash set), or one to remove (hash NULL).
+CREATE TABLE staged (
+  ingest TEXT NOT NULL,
+  page INTEGER NOT NULL,
+  id TEXT NOT NULL,
+  doc TEXT,
+  section TEXT,
+  text TEXT,
+  hash TEXT,
+  origin TEXT,
+  terms TEXT,
+  PRIMARY KEY (ingest, id)
+);
+CREATE INDEX staged_page ON staged (ingest, page);

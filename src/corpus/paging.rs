@@ -1,0 +1,280 @@
+//! A paged ingest of the shared corpus: begin, any number of pages (each
+//! staged, resumable, idempotent), one commit. What a page may hold is sized
+//! to the platform's limits on both plans, so what runs locally (where SQLite
+//! enforces none of them) also runs on Cloudflare:
+//!
+//! - a page's body is at most [`MAX_PAGE_BODY`]; `scripts/ingest` sends about
+//!   256 KB of Markdown per page;
+//! - its staged rows travel as JSON arrays of at most [`STATEMENT_BYTES`], one
+//!   D1 statement each (D1: 100 KB per statement, 100 bound parameters: each
+//!   statement binds four);
+//! - a page writes at most [`MAX_PAGE_STATEMENTS`] statements, and reads three,
+//!   so with the spend ledger's line it stays far inside the Free plan's 50
+//!   queries per invocation;
+//! - embeddings go 100 texts per Workers AI call, vectors 1,000 per Vectorize
+//!   upsert or delete: a page's few calls are inside the Free plan's 50
+//!   subrequests.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use crate::api::error::ApiError;
+use crate::api::response::Origin;
+use crate::corpus::chunk::{self, Passage};
+use crate::corpus::ingest::{Document, IngestPlan};
+use crate::corpus::vocabulary::Vocabulary;
+
+/// Largest page body.
+pub const MAX_PAGE_BODY: usize = 4 * 1024 * 1024;
+/// Largest JSON argument of one staging statement.
+pub const STATEMENT_BYTES: usize = 90 * 1024;
+/// Most staging statements one page may write.
+pub const MAX_PAGE_STATEMENTS: usize = 40;
+/// Vectorize takes at most this many vectors (or ids) per call from a Worker.
+pub const VECTOR_BATCH: usize = 1000;
+
+/// `POST /admin/ingest/begin`: `{"ingest": "<id>", "complete": true,
+/// "vocabulary": {…}}`. The id is the client's (`scripts/ingest` hashes what
+/// it sends), so running the same ingest again finds the pages that landed.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BeginRequest {
+    pub ingest: String,
+    /// The pages will hold the whole corpus: a vocabulary not sent is cleared.
+    #[serde(default)]
+    pub complete: bool,
+    /// The corpus's vocabulary; when absent, a partial ingest keeps the stored one.
+    #[serde(default)]
+    pub vocabulary: Option<Vocabulary>,
+    /// The names of the documents the pages will hold: with `complete`, the
+    /// stored documents not among them are the ones to remove.
+    #[serde(default)]
+    pub documents: Vec<String>,
+}
+
+impl BeginRequest {
+    /// The stored documents (stems) this ingest removes: with `complete`,
+    /// every one it does not send; otherwise none.
+    pub fn to_remove(&self, stored: &BTreeSet<String>) -> Vec<String> {
+        if !self.complete {
+            return Vec::new();
+        }
+        let sent: BTreeSet<String> = self.documents.iter().map(|name| chunk::doc_stem(name)).collect();
+        stored.difference(&sent).cloned().collect()
+    }
+
+    pub fn parse(body: &[u8]) -> Result<Self, ApiError> {
+        let request: BeginRequest = serde_json::from_slice(body).map_err(|e| ApiError::BadRequest(format!("begin body: {e}")))?;
+        check_id(&request.ingest)?;
+        if let Some(vocabulary) = &request.vocabulary {
+            vocabulary.check()?;
+        }
+        Ok(request)
+    }
+
+    /// The vocabulary once this ingest is committed over `stored`.
+    pub fn vocabulary_after(&self, stored: &Vocabulary) -> Vocabulary {
+        match (&self.vocabulary, self.complete) {
+            (Some(sent), _) => sent.clone(),
+            (None, true) => Vocabulary::default(),
+            (None, false) => stored.clone(),
+        }
+    }
+}
+
+/// An ingest id: 16 to 64 lowercase hex digits.
+pub fn check_id(id: &str) -> Result<(), ApiError> {
+    let ok = (16..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    if ok {
+        Ok(())
+    } else {
+        Err(ApiError::BadRequest("an ingest id is 16 to 64 lowercase hex digits".into()))
+    }
+}
+
+/// `POST /admin/ingest/{id}/pages/{n}`: documents to write, and the stems of
+/// documents to remove. A document belongs to one page of an ingest.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PageRequest {
+    #[serde(default)]
+    pub documents: Vec<Document>,
+    #[serde(default)]
+    pub remove: Vec<String>,
+}
+
+impl PageRequest {
+    /// Parses and checks: distinct, non-empty stems across both lists.
+    pub fn parse(body: &[u8]) -> Result<Self, ApiError> {
+        let request: PageRequest = serde_json::from_slice(body).map_err(|e| ApiError::BadRequest(format!("page body: {e}")))?;
+        request.check()?;
+        Ok(request)
+    }
+
+    pub fn check(&self) -> Result<(), ApiError> {
+        let mut stems = BTreeSet::new();
+        let mut claim = |stem: String, name: &str| {
+            if stem.is_empty() {
+                return Err(ApiError::BadRequest(format!("document name {name:?} has no usable stem")));
+            }
+            if !stems.insert(stem.clone()) {
+                return Err(ApiError::BadRequest(format!("two documents share the stem {stem:?}")));
+            }
+            Ok(())
+        };
+        for doc in &self.documents {
+            claim(chunk::doc_stem(&doc.name), &doc.name)?;
+        }
+        for stem in &self.remove {
+            let canonical = if chunk::doc_stem(stem) == *stem { stem.clone() } else { String::new() };
+            claim(canonical, stem)?;
+        }
+        Ok(())
+    }
+
+    /// Every stem the page touches: what it writes, what it removes.
+    pub fn stems(&self) -> BTreeSet<String> {
+        self.documents.iter().map(|d| chunk::doc_stem(&d.name)).chain(self.remove.iter().cloned()).collect()
+    }
+
+    /// All passages of the page's documents, in document order.
+    pub fn passages(&self) -> Vec<Passage> {
+        self.documents.iter().flat_map(|d| chunk::chunk_document(&d.name, &d.text)).collect()
+    }
+}
+
+/// One staged row: a passage to write, or (only `id`) one to remove.
+#[derive(Serialize)]
+struct StagedRow<'a> {
+    id: &'a str,
+    #[serde(flatten)]
+    passage: Option<Written<'a>>,
+}
+
+#[derive(Serialize)]
+struct Written<'a> {
+    doc: &'a str,
+    section: &'a str,
+    text: &'a str,
+    hash: String,
+    origin: &'a str,
+    /// The index terms, computed once here, so the commit is plain SQL.
+    terms: String,
+}
+
+/// A plan's changes as JSON arrays of staged rows, each at most
+/// [`STATEMENT_BYTES`]; more than [`MAX_PAGE_STATEMENTS`] of them is a page
+/// too large (send smaller pages).
+pub fn staged_rows(plan: &IngestPlan, origin: Origin) -> Result<Vec<String>, ApiError> {
+    let written = plan.added.iter().chain(&plan.updated).map(|p| StagedRow {
+        id: &p.id,
+        passage: Some(Written { doc: &p.doc, section: &p.section, text: &p.text, hash: p.content_hash(), origin: origin.as_str(), terms: p.index_terms() }),
+    });
+    let removed = plan.removed.iter().map(|id| StagedRow { id, passage: None });
+    let mut chunks: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for row in written.chain(removed) {
+        // A row is a few KB at most (a passage is bounded by the chunker).
+        let row = serde_json::to_string(&row).map_err(|e| ApiError::BadRequest(format!("staged row: {e}")))?;
+        if !current.is_empty() && current.len() + row.len() + 2 > STATEMENT_BYTES {
+            chunks.push(std::mem::take(&mut current) + "]");
+        }
+        current.push(if current.is_empty() { '[' } else { ',' });
+        current.push_str(&row);
+    }
+    if !current.is_empty() {
+        chunks.push(current + "]");
+    }
+    if chunks.len() > MAX_PAGE_STATEMENTS {
+        return Err(ApiError::PageTooLarge { statements: chunks.len(), limit: MAX_PAGE_STATEMENTS });
+    }
+    Ok(chunks)
+}
+
+/// What one page changed, as `scripts/ingest` sums it up.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageReport {
+    pub page: u32,
+    pub added: Vec<String>,
+    pub updated: Vec<String>,
+    pub unchanged: usize,
+    pub removed: Vec<String>,
+    /// What embedding the page's changed passages cost (Workers AI engine).
+    pub embedding_neurons: f64,
+}
+
+impl PageReport {
+    pub fn new(page: u32, plan: &IngestPlan, embedding_neurons: f64) -> Self {
+        let ids = |ps: &[Passage]| ps.iter().map(|p| p.id.clone()).collect();
+        PageReport {
+            page,
+            added: ids(&plan.added),
+            updated: ids(&plan.updated),
+            unchanged: plan.unchanged.len(),
+            removed: plan.removed.clone(),
+            embedding_neurons,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::ingest::{plan, StoredPassage};
+
+    fn page(json: &str) -> Result<PageRequest, ApiError> {
+        PageRequest::parse(json.as_bytes())
+    }
+
+    #[test]
+    fn ids_are_bounded_lowercase_hex() {
+        assert!(check_id("0123456789abcdef").is_ok());
+        for bad in ["", "0123456789abcde", "0123456789ABCDEF", "0123456789abcdeg", &"a".repeat(65), "../../etc/passwd0000"] {
+            assert!(check_id(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_complete_ingest_removes_the_stored_documents_it_does_not_send() {
+        let stored = BTreeSet::from(["a".to_string(), "b".to_string(), "late-fees".to_string()]);
+        let begin = |complete| BeginRequest { ingest: "0".repeat(16), complete, vocabulary: None, documents: vec!["Late Fees.md".into(), "c.md".into()] };
+        assert_eq!(begin(true).to_remove(&stored), ["a", "b"]);
+        assert!(begin(false).to_remove(&stored).is_empty());
+    }
+
+    #[test]
+    fn a_page_names_each_document_once() {
+        assert!(page(r#"{"documents":[{"name":"a.md","text":"x"}],"remove":["b"]}"#).is_ok());
+        assert!(page(r#"{"documents":[{"name":"a.md","text":"x"}],"remove":["a"]}"#).is_err());
+        assert!(page(r#"{"remove":["b","b"]}"#).is_err());
+        assert!(page(r#"{"remove":["Not A Stem"]}"#).is_err());
+        assert!(page(r#"{"documents":[],"extra":1}"#).is_err());
+        assert_eq!(page(r#"{"documents":[{"name":"A b.md","text":"x"}],"remove":["c"]}"#).unwrap().stems(), BTreeSet::from(["a-b".to_string(), "c".to_string()]));
+    }
+
+    /// Rows split at the statement size; every row lands in exactly one chunk;
+    /// removals carry only their id.
+    #[test]
+    fn staged_rows_are_split_by_size() {
+        let text: String = (0..400).map(|i| format!("## Part {i}\n\nSentence number {i} of a long document.\n\n")).collect();
+        let passages = chunk::chunk_document("long.md", &text);
+        let stored = vec![StoredPassage { id: "gone-01".into(), doc: "gone".into(), hash: "h".into(), origin: Origin::Corpus }];
+        let scope = BTreeSet::from(["long".to_string(), "gone".to_string()]);
+        let plan = plan(&stored, passages.clone(), &scope, false, &Vocabulary::default());
+        let chunks = staged_rows(&plan, Origin::Corpus).unwrap();
+        assert!(chunks.iter().all(|c| c.len() <= STATEMENT_BYTES));
+        let rows: Vec<serde_json::Value> = chunks.iter().flat_map(|c| serde_json::from_str::<Vec<serde_json::Value>>(c).unwrap()).collect();
+        assert_eq!(rows.len(), passages.len() + 1);
+        assert_eq!(rows[0]["terms"], passages[0].index_terms());
+        assert_eq!(rows.last().unwrap(), &serde_json::json!({ "id": "gone-01" }));
+    }
+
+    #[test]
+    fn a_page_over_the_statement_budget_is_refused() {
+        let text: String = (0..4000).map(|i| format!("## Part {i}\n\n{}\n\n", "word ".repeat(200))).collect();
+        let plan = plan(&[], chunk::chunk_document("huge.md", &text), &BTreeSet::new(), false, &Vocabulary::default());
+        assert!(matches!(staged_rows(&plan, Origin::Corpus), Err(ApiError::PageTooLarge { .. })));
+    }
+}

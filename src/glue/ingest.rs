@@ -1,0 +1,404 @@
+//! The paged ingest of the shared corpus (admin routes). `begin` opens (or
+//! resumes) an ingest; each page diffs its documents against what is stored,
+//! embeds and upserts their vectors, and stages its rows; `commit` applies
+//! every staged row and the new version in one D1 transaction. Until then
+//! `/ask` sees the corpus as it was. The one-shot `POST /admin/ingest` is the
+//! same three steps with one page. The limits are in `crate::corpus::paging`.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+use worker::wasm_bindgen::JsValue;
+use worker::{D1PreparedStatement, Env, Request, Response};
+
+use super::admin::require_admin;
+use super::d1::{database, dependency, D1Corpus};
+use super::ledger::D1Ledger;
+use super::ports::workers_ai;
+use super::{config, json, new_request_id, read_json_body, vectorize, vectors};
+use crate::api::error::ApiError;
+use crate::api::response::Origin;
+use crate::config::Engine;
+use crate::corpus::ingest::{self, Digest, IngestPlan, IngestRequest, StoredPassage};
+use crate::corpus::paging::{self, BeginRequest, PageReport, PageRequest, MAX_PAGE_BODY};
+use crate::corpus::vocabulary::Vocabulary;
+use crate::corpus::workspace::Scope;
+use crate::guards::spend;
+use crate::ports::{CorpusState, SpendLedger};
+
+/// Largest one-shot ingest body.
+const MAX_INGEST_BODY: usize = 8 * 1024 * 1024;
+/// How long an unfinished ingest's staged pages are kept (the cron drops them).
+const ABANDONED_AFTER_SECONDS: u64 = 86_400;
+
+fn now() -> u64 {
+    (worker::js_sys::Date::now() / 1000.0) as u64
+}
+
+/// `/admin/ingest/…`: begin, pages, commit.
+pub async fn route(req: &mut Request, env: &Env, path: &str) -> Result<Response, ApiError> {
+    require_admin(req, env)?;
+    let parts: Vec<&str> = path.trim_start_matches("/admin/ingest/").split('/').collect();
+    if req.method() != worker::Method::Post {
+        return Err(ApiError::MethodNotAllowed { allow: "POST" });
+    }
+    match parts.as_slice() {
+        ["begin"] => {
+            let request = BeginRequest::parse(&read_json_body(req, MAX_PAGE_BODY).await?)?;
+            Ok(json(200, &Staging::new(env)?.begin(&request).await?))
+        }
+        [id, "pages", n] => {
+            paging::check_id(id)?;
+            let page: u32 = n.parse().ok().filter(|n| *n < 1_000_000).ok_or(ApiError::NotFound)?;
+            let request = PageRequest::parse(&read_json_body(req, MAX_PAGE_BODY).await?)?;
+            let staging = Staging::new(env)?;
+            let report = staging.page(env, id, page, &request, Origin::Corpus).await?;
+            Ok(json(200, &report))
+        }
+        [id, "commit"] => {
+            paging::check_id(id)?;
+            Ok(json(200, &Staging::new(env)?.commit(env, id).await?))
+        }
+        _ => Err(ApiError::NotFound),
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct IngestReport {
+    added: Vec<String>,
+    updated: Vec<String>,
+    unchanged: usize,
+    removed: Vec<String>,
+    passages: u64,
+    corpus_version: String,
+    /// The hash of the corpus's vocabulary ("none" without one).
+    vocabulary: String,
+    /// What embedding the changed passages cost (Workers AI engine; 0 locally),
+    /// recorded in the day's ledger as a line of its own.
+    embedding_neurons: f64,
+}
+
+/// `POST /admin/ingest`: a corpus small enough for one request, as one page.
+pub async fn one_shot(req: &mut Request, env: &Env) -> Result<Response, ApiError> {
+    require_admin(req, env)?;
+    let body = read_json_body(req, MAX_INGEST_BODY).await?;
+    let staging = Staging::new(env)?;
+    let (begin, mut page) = IngestRequest::parse(&body, new_request_id())?;
+    page.remove = staging.begin(&begin).await?.remove;
+    let report = staging.page(env, &begin.ingest, 0, &page, Origin::Corpus).await?;
+    let committed = staging.commit(env, &begin.ingest).await?;
+    Ok(json(
+        200,
+        &IngestReport {
+            added: report.added,
+            updated: report.updated,
+            unchanged: report.unchanged,
+            removed: report.removed,
+            passages: committed.passages,
+            corpus_version: committed.corpus_version,
+            vocabulary: committed.vocabulary,
+            embedding_neurons: report.embedding_neurons,
+        },
+    ))
+}
+
+/// Writes one approved passage into the shared corpus: a page of its own,
+/// committed at once. Its vectors are the caller's (it embeds before this).
+pub async fn write_shared(env: &Env, plan: &IngestPlan, origin: Origin) -> Result<Committed, ApiError> {
+    let staging = Staging::new(env)?;
+    let begin = BeginRequest { ingest: new_request_id(), complete: false, vocabulary: None, documents: Vec::new() };
+    staging.begin(&begin).await?;
+    staging.stage(&begin.ingest, 0, plan, &BTreeSet::new(), origin).await?;
+    staging.commit(env, &begin.ingest).await
+}
+
+/// What `begin` answers: the pages already staged (a resumed ingest skips
+/// them) and the stored documents the ingest's pages must remove.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Begun {
+    ingest: String,
+    base: String,
+    pages_done: Vec<u32>,
+    remove: Vec<String>,
+}
+
+/// What a commit answers.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Committed {
+    pub corpus_version: String,
+    pub passages: u64,
+    pub vocabulary: String,
+    pub pages: usize,
+}
+
+#[derive(Deserialize)]
+struct IngestRow {
+    base: String,
+    vocabulary: String,
+}
+
+#[derive(Deserialize)]
+struct PageRow {
+    page: u32,
+}
+
+#[derive(Deserialize)]
+struct DeltaRow {
+    delta: String,
+}
+
+#[derive(Deserialize)]
+struct DocRow {
+    doc: String,
+}
+
+#[derive(Deserialize)]
+struct IdRow {
+    id: String,
+}
+
+#[derive(Deserialize)]
+struct HashRow {
+    id: String,
+    hash: String,
+}
+
+#[derive(Deserialize)]
+struct ValueRow {
+    value: String,
+}
+
+/// The D1 side of a paged ingest.
+struct Staging {
+    corpus: D1Corpus,
+}
+
+impl Staging {
+    fn new(env: &Env) -> Result<Self, ApiError> {
+        Ok(Staging { corpus: D1Corpus::new(env)? })
+    }
+
+    fn statement(&self, sql: &str, args: &[JsValue]) -> Result<D1PreparedStatement, ApiError> {
+        self.corpus.db().prepare(sql).bind(args).map_err(dependency("bind ingest"))
+    }
+
+    async fn rows<T: for<'de> Deserialize<'de>>(&self, statement: D1PreparedStatement, what: &str) -> Result<Vec<T>, ApiError> {
+        statement.all().await.map_err(dependency(what))?.results().map_err(dependency(what))
+    }
+
+    /// The shared corpus's documents that an ingest may remove (not an
+    /// operator's approved answers).
+    async fn stored_docs(&self) -> Result<BTreeSet<String>, ApiError> {
+        let sql = "SELECT DISTINCT doc FROM passages WHERE workspace IS NULL AND origin != 'operator'";
+        let rows: Vec<DocRow> = self.rows(self.statement(sql, &[])?, "read documents").await?;
+        Ok(rows.into_iter().map(|r| r.doc).collect())
+    }
+
+    /// Opens the ingest, or resumes it if it was begun against the corpus as
+    /// it is now; one begun against an older corpus starts over.
+    async fn begin(&self, request: &BeginRequest) -> Result<Begun, ApiError> {
+        let state = self.corpus.fresh_state().await?;
+        let id = request.ingest.as_str();
+        let existing: Option<IngestRow> = self
+            .statement("SELECT base, vocabulary FROM ingests WHERE id = ?1", &[id.into()])?
+            .first(None)
+            .await
+            .map_err(dependency("read ingest"))?;
+        let vocabulary = request.vocabulary_after(&state.vocabulary).canonical();
+        let pages_done = match existing {
+            Some(row) if row.base == state.version && row.vocabulary == vocabulary => {
+                let rows: Vec<PageRow> = self.rows(self.statement("SELECT page FROM ingest_pages WHERE ingest = ?1 ORDER BY page", &[id.into()])?, "read pages").await?;
+                rows.into_iter().map(|r| r.page).collect()
+            }
+            _ => {
+                let mut batch = self.forget(id)?;
+                batch.push(self.statement(
+                    "INSERT INTO ingests (id, base, vocabulary, created_at) VALUES (?1, ?2, ?3, ?4)",
+                    &[id.into(), state.version.as_str().into(), vocabulary.into(), JsValue::from(now() as f64)],
+                )?);
+                self.corpus.db().batch(batch).await.map_err(dependency("begin ingest"))?;
+                Vec::new()
+            }
+        };
+        let remove = request.to_remove(&self.stored_docs().await?);
+        Ok(Begun { ingest: id.to_string(), base: state.version, pages_done, remove })
+    }
+
+    /// Diffs one page against the stored passages of its documents, embeds
+    /// and upserts what changed (Workers AI engine, its cost in the ledger),
+    /// and stages its rows. Sending a page again replaces it.
+    async fn page(&self, env: &Env, id: &str, page: u32, request: &PageRequest, origin: Origin) -> Result<PageReport, ApiError> {
+        let stems = request.stems();
+        let docs = serde_json::to_string(&stems).unwrap_or_else(|_| "[]".into());
+        let reads = vec![
+            self.statement("SELECT base, vocabulary FROM ingests WHERE id = ?1", &[id.into()])?,
+            self.statement(
+                "SELECT d.value AS value FROM ingest_pages p, json_each(p.docs) d \
+                 WHERE p.ingest = ?1 AND p.page != ?2 AND d.value IN (SELECT value FROM json_each(?3)) LIMIT 1",
+                &[id.into(), JsValue::from(page), docs.as_str().into()],
+            )?,
+            self.corpus.stored_of(&stems)?,
+        ];
+        let results = self.corpus.db().batch(reads).await.map_err(dependency("read page"))?;
+        let result = |i: usize| results.get(i).ok_or_else(|| ApiError::Dependency(format!("D1 read page: no result {i}")));
+        let ingest: Vec<IngestRow> = result(0)?.results().map_err(dependency("decode ingest"))?;
+        if ingest.is_empty() {
+            return Err(ApiError::IngestUnknown);
+        }
+        let conflicts: Vec<ValueRow> = result(1)?.results().map_err(dependency("decode conflicts"))?;
+        if let Some(doc) = conflicts.first() {
+            return Err(ApiError::IngestConflict(format!("the document {:?} is in another page of this ingest", doc.value)));
+        }
+        let stored: Vec<StoredPassage> = result(2)?.results().map_err(dependency("decode stored"))?;
+        let plan = ingest::plan(&stored, request.passages(), &stems, false, &Vocabulary::default());
+        let neurons = self.embed(env, &plan).await?;
+        self.stage(id, page, &plan, &stems, origin).await?;
+        Ok(PageReport::new(page, &plan, neurons))
+    }
+
+    /// On the Workers AI engine: embeds and upserts the plan's changed
+    /// passages, and records what that cost. Vectors of passages not yet
+    /// committed are harmless: D1 holds the text, and a vector hit with no
+    /// committed row is dropped.
+    async fn embed(&self, env: &Env, plan: &IngestPlan) -> Result<f64, ApiError> {
+        let config = config(env)?;
+        if config.engine != Engine::WorkersAi {
+            return Ok(0.0);
+        }
+        let neurons = vectors::upsert(&workers_ai(env, &config, f64::INFINITY)?, plan, None).await?;
+        if neurons > 0.0 {
+            let ledger = D1Ledger { db: database(env)? };
+            ledger.record(&spend::utc_day(now()), &format!("ingest-{}", new_request_id()), neurons, now()).await?;
+        }
+        Ok(neurons)
+    }
+
+    /// Replaces the page's staged rows and records its documents and delta,
+    /// in one transaction.
+    async fn stage(&self, id: &str, page: u32, plan: &IngestPlan, stems: &BTreeSet<String>, origin: Origin) -> Result<(), ApiError> {
+        let page_arg = JsValue::from(page);
+        let mut batch = vec![self.statement("DELETE FROM staged WHERE ingest = ?1 AND page = ?2", &[id.into(), page_arg.clone()])?];
+        for rows in paging::staged_rows(plan, origin)? {
+            batch.push(self.statement(
+                "INSERT INTO staged (ingest, page, id, doc, section, text, hash, origin, terms) \
+                 SELECT ?1, ?2, json_extract(value, '$.id'), json_extract(value, '$.doc'), json_extract(value, '$.section'), \
+                 json_extract(value, '$.text'), json_extract(value, '$.hash'), json_extract(value, '$.origin'), \
+                 json_extract(value, '$.terms') FROM json_each(?3)",
+                &[id.into(), page_arg.clone(), rows.into()],
+            )?);
+        }
+        let docs = serde_json::to_string(stems).unwrap_or_else(|_| "[]".into());
+        batch.push(self.statement(
+            "INSERT INTO ingest_pages (ingest, page, docs, delta) VALUES (?1, ?2, ?3, ?4) \
+             ON CONFLICT (ingest, page) DO UPDATE SET docs = excluded.docs, delta = excluded.delta",
+            &[id.into(), page_arg, docs.into(), plan.delta.encode().into()],
+        )?);
+        self.corpus.db().batch(batch).await.map_err(dependency("stage page"))?;
+        Ok(())
+    }
+
+    /// Applies every staged page and the new version in one transaction, if
+    /// the corpus is still the one the ingest began against.
+    async fn commit(&self, env: &Env, id: &str) -> Result<Committed, ApiError> {
+        let reads = vec![
+            self.statement("SELECT base, vocabulary FROM ingests WHERE id = ?1", &[id.into()])?,
+            self.statement("SELECT delta FROM ingest_pages WHERE ingest = ?1", &[id.into()])?,
+            self.statement("SELECT value FROM meta WHERE key = 'corpus_digest'", &[])?,
+            self.statement("SELECT id FROM staged WHERE ingest = ?1 AND hash IS NULL", &[id.into()])?,
+        ];
+        let results = self.corpus.db().batch(reads).await.map_err(dependency("read commit"))?;
+        let result = |i: usize| results.get(i).ok_or_else(|| ApiError::Dependency(format!("D1 read commit: no result {i}")));
+        let ingest: Vec<IngestRow> = result(0)?.results().map_err(dependency("decode ingest"))?;
+        let ingest = ingest.into_iter().next().ok_or(ApiError::IngestUnknown)?;
+        let deltas: Vec<DeltaRow> = result(1)?.results().map_err(dependency("decode deltas"))?;
+        let stored_digest: Vec<ValueRow> = result(2)?.results().map_err(dependency("decode digest"))?;
+        let removed: Vec<IdRow> = result(3)?.results().map_err(dependency("decode removed"))?;
+
+        let state = self.corpus.fresh_state().await?;
+        if state.version != ingest.base {
+            self.corpus.db().batch(self.forget(id)?).await.map_err(dependency("drop stale ingest"))?;
+            return Err(ApiError::IngestStale);
+        }
+        let base = match stored_digest.first().and_then(|r| Digest::decode(&r.value)) {
+            Some(digest) => digest,
+            None => self.digest_from_rows().await?,
+        };
+        let digest = deltas.iter().filter_map(|d| Digest::decode(&d.delta)).fold(base, Digest::plus);
+        let vocabulary: Vocabulary = serde_json::from_str(&ingest.vocabulary).unwrap_or_default();
+        let version = digest.version(&vocabulary);
+
+        let config = config(env)?;
+        if config.engine == Engine::WorkersAi && !removed.is_empty() {
+            let index = vectorize::from_env(env).ok_or_else(|| ApiError::Misconfigured("the VECTORIZE binding is missing".into()))?;
+            vectors::remove(&index, &removed.into_iter().map(|r| r.id).collect::<Vec<_>>()).await?;
+        }
+        let mut batch = self.apply(id)?;
+        for (key, value) in [("vocabulary", ingest.vocabulary.clone()), ("corpus_version", version.clone()), ("corpus_digest", digest.encode())] {
+            batch.push(self.statement(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                &[key.into(), value.into()],
+            )?);
+        }
+        batch.extend(self.forget(id)?);
+        self.corpus.db().batch(batch).await.map_err(dependency("commit ingest"))?;
+        self.corpus.committed(&CorpusState { version: version.clone(), vocabulary: vocabulary.clone(), scope: Scope::Shared, committed: true });
+        Ok(Committed { corpus_version: version, passages: digest.count(), vocabulary: vocabulary.hash(), pages: deltas.len() })
+    }
+
+    /// The statements that apply an ingest's staged rows: index rows of
+    /// every touched passage out, removed passages out, written ones upserted
+    /// and indexed. Each is one set-based statement, whatever the page count.
+    fn apply(&self, id: &str) -> Result<Vec<D1PreparedStatement>, ApiError> {
+        let sql = [
+            "DELETE FROM passages_fts WHERE id IN (SELECT id FROM staged WHERE ingest = ?1)",
+            "DELETE FROM passages WHERE workspace IS NULL AND id IN (SELECT id FROM staged WHERE ingest = ?1 AND hash IS NULL)",
+            // `WHERE true` tells SQLite's parser the ON CONFLICT is the upsert's.
+            "INSERT INTO passages (id, doc, section, text, hash, workspace, origin) \
+             SELECT id, doc, section, text, hash, NULL, origin FROM staged WHERE ingest = ?1 AND hash IS NOT NULL AND true \
+             ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, section = excluded.section, text = excluded.text, \
+             hash = excluded.hash, origin = excluded.origin",
+            "INSERT INTO passages_fts (id, scope, terms) SELECT id, 'shared', terms FROM staged WHERE ingest = ?1 AND hash IS NOT NULL",
+        ];
+        sql.iter().map(|sql| self.statement(sql, &[id.into()])).collect()
+    }
+
+    /// The statements that drop an ingest and everything it staged.
+    fn forget(&self, id: &str) -> Result<Vec<D1PreparedStatement>, ApiError> {
+        ["DELETE FROM staged WHERE ingest = ?1", "DELETE FROM ingest_pages WHERE ingest = ?1", "DELETE FROM ingests WHERE id = ?1"]
+            .iter()
+            .map(|sql| self.statement(sql, &[id.into()]))
+            .collect()
+    }
+
+    /// The digest of the shared corpus from its rows: once, for a corpus
+    /// ingested before digests were stored.
+    async fn digest_from_rows(&self) -> Result<Digest, ApiError> {
+        let rows: Vec<HashRow> = self.rows(self.statement("SELECT id, hash FROM passages WHERE workspace IS NULL", &[])?, "read hashes").await?;
+        let mut digest = Digest::default();
+        for row in rows {
+            digest.add(&row.id, &row.hash);
+        }
+        Ok(digest)
+    }
+}
+
+/// The cron's part: ingests begun more than a day ago and never committed
+/// are dropped with their staged rows.
+pub async fn prune(env: &Env) -> Result<(), ApiError> {
+    let cutoff = JsValue::from(now().saturating_sub(ABANDONED_AFTER_SECONDS) as f64);
+    let db = database(env)?;
+    let old = "SELECT id FROM ingests WHERE created_at < ?1";
+    let statements = [
+        format!("DELETE FROM staged WHERE ingest IN ({old})"),
+        format!("DELETE FROM ingest_pages WHERE ingest IN ({old})"),
+        "DELETE FROM ingests WHERE created_at < ?1".to_string(),
+    ]
+    .iter()
+    .map(|sql| db.prepare(sql).bind(std::slice::from_ref(&cutoff)).map_err(dependency("bind prune ingests")))
+    .collect::<Result<Vec<_>, _>>()?;
+    db.batch(statements).await.map_err(dependency("prune ingests"))?;
+    Ok(())
+}
