@@ -14,6 +14,7 @@ use crate::corpus::workspace::{self, Scope, WorkspaceState};
 use crate::api::response::Origin;
 use crate::ports::{Corpus, CorpusState};
 use crate::stages::pipeline::{Lookup, StoredHit};
+use crate::stages::retrieve;
 use crate::corpus::vocabulary::Vocabulary;
 
 /// Files in a corpus folder that describe the corpus and are not part of it.
@@ -159,16 +160,24 @@ impl Corpus for MemoryCorpus {
     }
 
     async fn lookup(&self, scope: &Scope, terms: &[String], _expression: &str, k: usize) -> Result<Lookup, ApiError> {
+        let doc_freqs: Vec<u32> = terms.iter().map(|t| self.doc_freq(scope, t)).collect();
+        // As the D1 lookup ranks: over a bounded candidate set, on every
+        // term, the candidate-picking terms counted twice.
+        let chosen: Option<Vec<String>> = retrieve::candidate_terms(terms, &doc_freqs).map(|c| c.into_iter().cloned().collect());
         let mut scored: Vec<(f64, &Passage, Origin)> = self
             .in_scope(scope)
-            .map(|((p, passage_terms), origin)| (self.bm25(scope, terms, passage_terms), p, origin))
+            .filter(|((_, passage_terms), _)| chosen.as_ref().is_none_or(|c| c.iter().any(|t| passage_terms.contains(t))))
+            .map(|((p, passage_terms), origin)| {
+                let doubled = chosen.as_ref().map_or(0.0, |c| self.bm25(scope, c, passage_terms));
+                (self.bm25(scope, terms, passage_terms) + doubled, p, origin)
+            })
             .filter(|(score, _, _)| *score > 0.0)
             .collect();
         // Best first; ties in corpus order, as FTS5 returns them by rowid.
         scored.sort_by(|a, b| b.0.total_cmp(&a.0));
         Ok(Lookup {
             total_passages: self.in_scope(scope).count() as u32,
-            doc_freqs: terms.iter().map(|t| self.doc_freq(scope, t)).collect(),
+            doc_freqs,
             hits: scored.into_iter().take(k).map(|(_, p, origin)| stored(p, origin)).collect(),
         })
     }

@@ -10,11 +10,12 @@ use worker::{D1Database, D1PreparedStatement, Env};
 
 use crate::corpus::chunk::Passage;
 use crate::api::error::ApiError;
-use crate::corpus::ingest::{IngestPlan, StoredPassage};
+use crate::corpus::ingest::{Digest, IngestPlan, StoredPassage};
 use crate::api::response::Origin;
 use crate::corpus::workspace::{self, Scope, WorkspaceState};
 use crate::ports::{Corpus, CorpusState};
 use crate::stages::pipeline::{Lookup, StoredHit};
+use crate::stages::retrieve;
 
 /// The `DB` binding.
 pub struct D1Corpus {
@@ -235,33 +236,76 @@ impl Corpus for D1Corpus {
         Ok(rows.into_iter().map(HitRow::into_hit).collect())
     }
 
+    /// Two round trips: the counts, then the ranking over a candidate set
+    /// those counts bound ([`retrieve::candidate_terms`]). The shared corpus's
+    /// size is its stored digest's count, not a scan.
     async fn lookup(&self, scope: &Scope, terms: &[String], expression: &str, k: usize) -> Result<Lookup, ApiError> {
         const COUNT: &str = "SELECT count(*) AS n FROM passages_fts WHERE passages_fts MATCH ?1";
-        let mut batch = vec![self.statement(COUNT, &[scope.everything().into()])?];
+        let mut batch = vec![self.statement(
+            "SELECT (SELECT value FROM meta WHERE key = 'corpus_digest') AS digest, \
+             (SELECT count(*) FROM passages WHERE workspace = ?1) AS workspace_passages",
+            &[optional(scope.workspace())],
+        )?];
         for term in terms {
             batch.push(self.statement(COUNT, &[scope.restrict(&format!("\"{term}\"")).into()])?);
         }
-        // bm25 weighs only `terms` (id 0, scope 0): the scope filter matches every row alike.
-        batch.push(self.statement(
-            "SELECT p.id, p.doc, p.section, p.text, p.origin FROM passages_fts \
-             JOIN passages p ON p.id = passages_fts.id \
-             WHERE passages_fts MATCH ?1 ORDER BY bm25(passages_fts, 0.0, 0.0, 1.0), p.id LIMIT ?2",
-            &[scope.restrict(expression).into(), JsValue::from(k as u32)],
-        )?);
-        let results = self.db.batch(batch).await.map_err(dependency("lookup"))?;
+        let results = self.db.batch(batch).await.map_err(dependency("lookup counts"))?;
         let result = |i: usize| results.get(i).ok_or_else(|| ApiError::Dependency(format!("D1 lookup: no result {i}")));
-        let count = |i: usize| -> Result<u32, ApiError> {
-            let rows: Vec<Count> = result(i)?.results().map_err(dependency("decode count"))?;
-            Ok(rows.first().map_or(0, |r| r.n))
+        let doc_freqs = (1..=terms.len())
+            .map(|i| -> Result<u32, ApiError> {
+                let rows: Vec<Count> = result(i)?.results().map_err(dependency("decode count"))?;
+                Ok(rows.first().map_or(0, |r| r.n))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let sizes: Vec<Sizes> = result(0)?.results().map_err(dependency("decode sizes"))?;
+        let sizes = sizes.into_iter().next().unwrap_or_default();
+        let shared = match (scope, sizes.digest.as_deref().and_then(Digest::decode)) {
+            (Scope::Only(_), _) => 0,
+            (_, Some(digest)) => u32::try_from(digest.count()).unwrap_or(u32::MAX),
+            // A corpus committed before digests were stored: count it.
+            (_, None) => self.count(&Scope::Shared.everything()).await?,
         };
-        let doc_freqs = (1..=terms.len()).map(count).collect::<Result<Vec<_>, _>>()?;
-        let hits: Vec<HitRow> = result(terms.len() + 1)?.results().map_err(dependency("decode hits"))?;
-        Ok(Lookup {
-            total_passages: count(0)?,
-            doc_freqs,
-            hits: hits.into_iter().map(HitRow::into_hit).collect(),
-        })
+        let total_passages = shared + sizes.workspace_passages;
+        if k == 0 {
+            return Ok(Lookup { total_passages, doc_freqs, hits: Vec::new() });
+        }
+        let ranked = match retrieve::candidate_terms(terms, &doc_freqs) {
+            Some(chosen) => retrieve::bounded_expression(&chosen, expression),
+            None => expression.to_string(),
+        };
+        // bm25 weighs only `terms` (id 0, scope 0): the scope filter matches every row alike.
+        let hits: Vec<HitRow> = self
+            .statement(
+                "SELECT p.id, p.doc, p.section, p.text, p.origin FROM passages_fts \
+                 JOIN passages p ON p.id = passages_fts.id \
+                 WHERE passages_fts MATCH ?1 ORDER BY bm25(passages_fts, 0.0, 0.0, 1.0), p.id LIMIT ?2",
+                &[scope.restrict(&ranked).into(), JsValue::from(k as u32)],
+            )?
+            .all()
+            .await
+            .map_err(dependency("lookup"))?
+            .results()
+            .map_err(dependency("decode hits"))?;
+        Ok(Lookup { total_passages, doc_freqs, hits: hits.into_iter().map(HitRow::into_hit).collect() })
     }
+}
+
+impl D1Corpus {
+    async fn count(&self, expression: &str) -> Result<u32, ApiError> {
+        let row: Option<Count> = self
+            .statement("SELECT count(*) AS n FROM passages_fts WHERE passages_fts MATCH ?1", &[expression.into()])?
+            .first(None)
+            .await
+            .map_err(dependency("count"))?;
+        Ok(row.map_or(0, |r| r.n))
+    }
+}
+
+/// The sizes a lookup's IDF needs.
+#[derive(Deserialize, Default)]
+struct Sizes {
+    digest: Option<String>,
+    workspace_passages: u32,
 }
 
 #[derive(Deserialize)]

@@ -35,6 +35,47 @@ pub fn match_expression(terms: &[String]) -> Option<String> {
     (!quoted.is_empty()).then(|| quoted.join(" OR "))
 }
 
+/// Most rows one lookup ranks, counted as the document frequencies of the
+/// terms that pick its candidates. Ranking every passage that holds any
+/// question term grows with the corpus (at 100,000 passages a common word is
+/// in a third of them); bounded, the ranking costs the same at any size.
+pub const CANDIDATE_ROWS: u64 = 8_000;
+
+/// The terms that pick the candidates when the passages holding any term
+/// would be more than [`CANDIDATE_ROWS`]: the rarest terms whose document
+/// frequencies sum within it (the rarest present one always), which are the
+/// ones BM25 weighs most. `None` when every term fits: all matches are ranked.
+/// The candidates are still scored on every term, the chosen ones twice (FTS5
+/// scores each phrase of `(chosen) AND (all)`).
+pub fn candidate_terms<'a>(terms: &'a [String], doc_freqs: &[u32]) -> Option<Vec<&'a String>> {
+    let total: u64 = doc_freqs.iter().map(|&n| u64::from(n)).sum();
+    if total <= CANDIDATE_ROWS {
+        return None;
+    }
+    let mut by_rarity: Vec<(&String, u32)> = terms.iter().zip(doc_freqs.iter().copied()).filter(|(_, n)| *n > 0).collect();
+    by_rarity.sort_by_key(|(_, n)| *n);
+    let mut chosen = Vec::new();
+    let mut rows = 0u64;
+    for (term, n) in by_rarity {
+        if !chosen.is_empty() && rows + u64::from(n) > CANDIDATE_ROWS {
+            break;
+        }
+        rows += u64::from(n);
+        chosen.push(term);
+    }
+    Some(chosen)
+}
+
+/// The expression that ranks `expression`'s matches among the candidates
+/// that `chosen` picks.
+pub fn bounded_expression(chosen: &[&String], expression: &str) -> String {
+    let chosen: Vec<String> = chosen.iter().map(|t| (*t).clone()).collect();
+    match match_expression(&chosen) {
+        Some(candidates) => format!("({candidates}) AND ({expression})"),
+        None => expression.to_string(),
+    }
+}
+
 /// Fuses ranked id lists by reciprocal rank. Returns (id, score, rank in each
 /// list) best first; ties keep the order of the first list.
 pub fn fuse(lists: &[&[String]]) -> Vec<(String, f64, Vec<Option<usize>>)> {
@@ -70,6 +111,19 @@ mod tests {
     #[test]
     fn match_expression_ors_quoted_terms() {
         assert_eq!(match_expression(&ids(&["desk", "cost"])).as_deref(), Some("\"desk\" OR \"cost\""));
+    }
+
+    /// Under the budget every match is ranked; over it, the rarest terms
+    /// that fit pick the candidates, and at least one always does.
+    #[test]
+    fn candidates_are_picked_by_the_rarest_terms_within_the_budget() {
+        let terms = ids(&["american", "film", "director", "nolan", "absent"]);
+        assert_eq!(candidate_terms(&terms, &[10, 20, 30, 1, 0]), None);
+        let chosen = candidate_terms(&terms, &[34_956, 18_731, 6_431, 12, 0]).unwrap();
+        assert_eq!(chosen, [&terms[3], &terms[2]]);
+        let huge = candidate_terms(&terms[..2], &[60_000, 50_000]).unwrap();
+        assert_eq!(huge, [&terms[1]], "the rarest present term, even over the budget");
+        assert_eq!(bounded_expression(&chosen, "\"a\" OR \"b\""), "(\"nolan\" OR \"director\") AND (\"a\" OR \"b\")");
         assert_eq!(match_expression(&ids(&["a\"b"])).as_deref(), Some("\"ab\""));
         assert_eq!(match_expression(&[]), None);
     }

@@ -416,6 +416,7 @@ test('every documented path and method is routed: none answers 404, each status 
       // Templated paths: an id no workspace has (403), a review item (401
       // without the token), a request that was answered.
       const concrete = path.replace('/workspaces/{id}', '/workspaces/ffffffffffffffff').replace('{id}', '1')
+        .replace('{ingest}', 'f'.repeat(32)).replace('{page}', '0')
         .replace('{requestId}', asked.body.requestId);
       const res = await call(worker, method.toUpperCase(), concrete, { headers: fresh() });
       assert.notEqual(res.status, 404, `${method.toUpperCase()} ${path} is documented but answers 404`);
