@@ -32,3 +32,21 @@ CREATE TABLE staged (
   PRIMARY KEY (ingest, id)
 );
 CREATE INDEX staged_page ON staged (ingest, page);
+
+-- How many shared passages hold each index term, kept by every commit, so a
+-- lookup's IDF reads a row per term instead of counting matches. Trusted
+-- only while meta.term_stats equals meta.corpus_version (a corpus committed
+-- before this table existed is counted live until it is ingested afresh).
+CREATE TABLE term_stats (
+  term TEXT PRIMARY KEY,
+  passages INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- A staged page's change to term_stats.
+CREATE TABLE staged_terms (
+  ingest TEXT NOT NULL,
+  page INTEGER NOT NULL,
+  term TEXT NOT NULL,
+  delta INTEGER NOT NULL,
+  PRIMARY KEY (ingest, page, term)
+);

@@ -50,8 +50,13 @@ impl Passage {
 
     /// The normalized terms stored in the full-text index: heading and text.
     pub fn index_terms(&self) -> String {
-        text::terms(&format!("{}\n{}", self.section, self.text)).join(" ")
+        index_terms(&self.section, &self.text).join(" ")
     }
+}
+
+/// A passage's index terms, from its heading and text.
+pub fn index_terms(section: &str, text: &str) -> Vec<String> {
+    text::terms(&format!("{section}\n{text}"))
 }
 
 /// Lowercase hex of bytes.

@@ -15,7 +15,7 @@
 //!   upsert or delete: a page's few calls are inside the Free plan's 50
 //!   subrequests.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -164,8 +164,7 @@ struct Written<'a> {
 }
 
 /// A plan's changes as JSON arrays of staged rows, each at most
-/// [`STATEMENT_BYTES`]; more than [`MAX_PAGE_STATEMENTS`] of them is a page
-/// too large (send smaller pages).
+/// [`STATEMENT_BYTES`].
 pub fn staged_rows(plan: &IngestPlan, origin: Origin) -> Result<Vec<String>, ApiError> {
     let written = plan.added.iter().chain(&plan.updated).map(|p| StagedRow {
         id: &p.id,
@@ -186,10 +185,68 @@ pub fn staged_rows(plan: &IngestPlan, origin: Origin) -> Result<Vec<String>, Api
     if !current.is_empty() {
         chunks.push(current + "]");
     }
-    if chunks.len() > MAX_PAGE_STATEMENTS {
-        return Err(ApiError::PageTooLarge { statements: chunks.len(), limit: MAX_PAGE_STATEMENTS });
-    }
     Ok(chunks)
+}
+
+/// A stored passage's heading and text: what its index terms were.
+#[derive(Debug, Deserialize)]
+pub struct StoredText {
+    pub id: String,
+    pub section: String,
+    pub text: String,
+}
+
+/// How many passages gain (or lose) each index term once the plan is
+/// applied: +1 per distinct term of a written passage, -1 per distinct term
+/// of the stored passage it replaces or of one removed. `old` holds the
+/// stored passages of the plan's documents.
+pub fn term_deltas(plan: &IngestPlan, old: &[StoredText]) -> BTreeMap<String, i64> {
+    let mut deltas: BTreeMap<String, i64> = BTreeMap::new();
+    let mut count = |terms: Vec<String>, by: i64| {
+        let distinct: BTreeSet<String> = terms.into_iter().collect();
+        for term in distinct {
+            *deltas.entry(term).or_default() += by;
+        }
+    };
+    for p in plan.added.iter().chain(&plan.updated) {
+        count(chunk::index_terms(&p.section, &p.text), 1);
+    }
+    let replaced: BTreeSet<&str> = plan.updated.iter().map(|p| p.id.as_str()).chain(plan.removed.iter().map(String::as_str)).collect();
+    for stored in old.iter().filter(|s| replaced.contains(s.id.as_str())) {
+        count(chunk::index_terms(&stored.section, &stored.text), -1);
+    }
+    deltas.retain(|_, n| *n != 0);
+    deltas
+}
+
+/// Term deltas as JSON objects of at most [`STATEMENT_BYTES`], one staging
+/// statement each.
+pub fn staged_terms(deltas: &BTreeMap<String, i64>) -> Vec<String> {
+    let mut chunks: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for (term, delta) in deltas {
+        // Terms are letters and digits (the tokenizer's), so no escaping is needed beyond serde's.
+        let entry = format!("{}:{delta}", serde_json::Value::from(term.as_str()));
+        if !current.is_empty() && current.len() + entry.len() + 2 > STATEMENT_BYTES {
+            chunks.push(std::mem::take(&mut current) + "}");
+        }
+        current.push(if current.is_empty() { '{' } else { ',' });
+        current.push_str(&entry);
+    }
+    if !current.is_empty() {
+        chunks.push(current + "}");
+    }
+    chunks
+}
+
+/// Every statement a page stages: its rows, then its term deltas; more than
+/// [`MAX_PAGE_STATEMENTS`] is a page too large (send smaller pages).
+pub fn check_statements(rows: &[String], terms: &[String]) -> Result<(), ApiError> {
+    let statements = rows.len() + terms.len();
+    if statements > MAX_PAGE_STATEMENTS {
+        return Err(ApiError::PageTooLarge { statements, limit: MAX_PAGE_STATEMENTS });
+    }
+    Ok(())
 }
 
 /// What one page changed, as `scripts/ingest` sums it up.
@@ -275,6 +332,28 @@ mod tests {
     fn a_page_over_the_statement_budget_is_refused() {
         let text: String = (0..4000).map(|i| format!("## Part {i}\n\n{}\n\n", "word ".repeat(200))).collect();
         let plan = plan(&[], chunk::chunk_document("huge.md", &text), &BTreeSet::new(), false, &Vocabulary::default());
-        assert!(matches!(staged_rows(&plan, Origin::Corpus), Err(ApiError::PageTooLarge { .. })));
+        let rows = staged_rows(&plan, Origin::Corpus).unwrap();
+        assert!(matches!(check_statements(&rows, &[]), Err(ApiError::PageTooLarge { .. })));
+        assert!(check_statements(&rows[..MAX_PAGE_STATEMENTS], &[]).is_ok());
+    }
+
+    /// Document frequencies move by distinct terms: an edit moves only the
+    /// terms it adds or drops, a removal takes its terms away.
+    #[test]
+    fn term_deltas_count_passages_not_occurrences() {
+        let before = chunk::chunk_document("a.md", "## Ferry\n\nThe ferry ferry leaves at noon.\n\n## Bus\n\nThe bus leaves at nine.");
+        let stored: Vec<StoredPassage> = before.iter().map(|p| StoredPassage { id: p.id.clone(), doc: p.doc.clone(), hash: p.content_hash(), origin: Origin::Corpus }).collect();
+        let old: Vec<StoredText> = before.iter().map(|p| StoredText { id: p.id.clone(), section: p.section.clone(), text: p.text.clone() }).collect();
+        let first = term_deltas(&plan(&[], before.clone(), &BTreeSet::new(), false, &Vocabulary::default()), &[]);
+        assert_eq!((first["ferri"], first["leav"], first["bus"]), (1, 2, 1));
+        let after = chunk::chunk_document("a.md", "## Ferry\n\nThe ferry leaves at dawn.");
+        let edit = plan(&stored, after, &BTreeSet::from(["a".to_string()]), false, &Vocabulary::default());
+        let deltas = term_deltas(&edit, &old);
+        assert_eq!(deltas.get("dawn"), Some(&1));
+        assert_eq!(deltas.get("noon"), Some(&-1));
+        assert_eq!((deltas.get("bus"), deltas.get("leav"), deltas.get("ferri")), (Some(&-1), Some(&-1), None));
+        let chunks = staged_terms(&deltas);
+        let parsed: BTreeMap<String, i64> = serde_json::from_str(&chunks[0]).unwrap();
+        assert_eq!(parsed, deltas);
     }
 }

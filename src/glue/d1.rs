@@ -96,7 +96,7 @@ impl D1Corpus {
     pub fn stored_of(&self, docs: &BTreeSet<String>) -> Result<D1PreparedStatement, ApiError> {
         let docs = serde_json::to_string(docs).unwrap_or_else(|_| "[]".into());
         self.statement(
-            "SELECT id, doc, hash, origin FROM passages WHERE workspace IS NULL AND doc IN (SELECT value FROM json_each(?1)) ORDER BY id",
+            "SELECT id, doc, hash, origin, section, text FROM passages WHERE workspace IS NULL AND doc IN (SELECT value FROM json_each(?1)) ORDER BY id",
             &[docs.into()],
         )
     }
@@ -236,36 +236,50 @@ impl Corpus for D1Corpus {
         Ok(rows.into_iter().map(HitRow::into_hit).collect())
     }
 
-    /// Two round trips: the counts, then the ranking over a candidate set
-    /// those counts bound ([`retrieve::candidate_terms`]). The shared corpus's
-    /// size is its stored digest's count, not a scan.
+    /// Two round trips: the statistics, then the ranking over a candidate
+    /// set they bound ([`retrieve::candidate_terms`]). The shared corpus's
+    /// size is its stored digest's count and its document frequencies are
+    /// rows of `term_stats`; only a workspace's own passages are counted.
     async fn lookup(&self, scope: &Scope, terms: &[String], expression: &str, k: usize) -> Result<Lookup, ApiError> {
-        const COUNT: &str = "SELECT count(*) AS n FROM passages_fts WHERE passages_fts MATCH ?1";
-        let mut batch = vec![self.statement(
-            "SELECT (SELECT value FROM meta WHERE key = 'corpus_digest') AS digest, \
-             (SELECT count(*) FROM passages WHERE workspace = ?1) AS workspace_passages",
-            &[optional(scope.workspace())],
-        )?];
-        for term in terms {
-            batch.push(self.statement(COUNT, &[scope.restrict(&format!("\"{term}\"")).into()])?);
+        let workspace = scope.workspace();
+        let mut batch = vec![
+            self.statement(
+                "SELECT (SELECT value FROM meta WHERE key = 'corpus_digest') AS digest, \
+                 (SELECT value FROM meta WHERE key = 'term_stats') = (SELECT value FROM meta WHERE key = 'corpus_version') AS stats_ready, \
+                 (SELECT count(*) FROM passages WHERE workspace = ?1) AS workspace_passages",
+                &[optional(workspace)],
+            )?,
+            self.statement(
+                "SELECT term, passages FROM term_stats WHERE term IN (SELECT value FROM json_each(?1))",
+                &[serde_json::to_string(terms).unwrap_or_else(|_| "[]".into()).into()],
+            )?,
+        ];
+        if let Some(id) = workspace {
+            let own = Scope::Only(id.to_string());
+            batch.extend(terms.iter().map(|t| self.statement(COUNT, &[own.restrict(&format!("\"{t}\"")).into()])).collect::<Result<Vec<_>, _>>()?);
         }
-        let results = self.db.batch(batch).await.map_err(dependency("lookup counts"))?;
+        let results = self.db.batch(batch).await.map_err(dependency("lookup statistics"))?;
         let result = |i: usize| results.get(i).ok_or_else(|| ApiError::Dependency(format!("D1 lookup: no result {i}")));
-        let doc_freqs = (1..=terms.len())
-            .map(|i| -> Result<u32, ApiError> {
-                let rows: Vec<Count> = result(i)?.results().map_err(dependency("decode count"))?;
-                Ok(rows.first().map_or(0, |r| r.n))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
         let sizes: Vec<Sizes> = result(0)?.results().map_err(dependency("decode sizes"))?;
         let sizes = sizes.into_iter().next().unwrap_or_default();
-        let shared = match (scope, sizes.digest.as_deref().and_then(Digest::decode)) {
-            (Scope::Only(_), _) => 0,
-            (_, Some(digest)) => u32::try_from(digest.count()).unwrap_or(u32::MAX),
-            // A corpus committed before digests were stored: count it.
-            (_, None) => self.count(&Scope::Shared.everything()).await?,
+        let own_freqs = match workspace {
+            Some(_) => (0..terms.len()).map(|i| first_count(result(2 + i)?)).collect::<Result<Vec<_>, _>>()?,
+            None => vec![0; terms.len()],
+        };
+        let (shared, shared_freqs) = if matches!(scope, Scope::Only(_)) {
+            (0, vec![0; terms.len()])
+        } else {
+            match (sizes.stats_ready == Some(1), sizes.digest.as_deref().and_then(Digest::decode)) {
+                (true, Some(digest)) => {
+                    let rows: Vec<TermRow> = result(1)?.results().map_err(dependency("decode term stats"))?;
+                    let freq = |t: &String| rows.iter().find(|r| &r.term == t).map_or(0, |r| r.passages);
+                    (u32::try_from(digest.count()).unwrap_or(u32::MAX), terms.iter().map(freq).collect())
+                }
+                _ => self.count_shared(terms).await?,
+            }
         };
         let total_passages = shared + sizes.workspace_passages;
+        let doc_freqs: Vec<u32> = shared_freqs.iter().zip(&own_freqs).map(|(a, b)| a + b).collect();
         if k == 0 {
             return Ok(Lookup { total_passages, doc_freqs, hits: Vec::new() });
         }
@@ -290,21 +304,41 @@ impl Corpus for D1Corpus {
     }
 }
 
+/// Counts matches in FTS5: a lookup's statistics where no row holds them.
+const COUNT: &str = "SELECT count(*) AS n FROM passages_fts WHERE passages_fts MATCH ?1";
+
+fn first_count(result: &worker::D1Result) -> Result<u32, ApiError> {
+    let rows: Vec<Count> = result.results().map_err(dependency("decode count"))?;
+    Ok(rows.first().map_or(0, |r| r.n))
+}
+
 impl D1Corpus {
-    async fn count(&self, expression: &str) -> Result<u32, ApiError> {
-        let row: Option<Count> = self
-            .statement("SELECT count(*) AS n FROM passages_fts WHERE passages_fts MATCH ?1", &[expression.into()])?
-            .first(None)
-            .await
-            .map_err(dependency("count"))?;
-        Ok(row.map_or(0, |r| r.n))
+    /// The shared corpus's size and document frequencies, counted: for a
+    /// corpus committed before `term_stats` existed.
+    async fn count_shared(&self, terms: &[String]) -> Result<(u32, Vec<u32>), ApiError> {
+        let shared = Scope::Shared;
+        let mut batch = vec![self.statement(COUNT, &[shared.everything().into()])?];
+        for term in terms {
+            batch.push(self.statement(COUNT, &[shared.restrict(&format!("\"{term}\"")).into()])?);
+        }
+        let results = self.db.batch(batch).await.map_err(dependency("count shared"))?;
+        let counts = results.iter().map(first_count).collect::<Result<Vec<_>, _>>()?;
+        Ok((counts.first().copied().unwrap_or(0), counts.into_iter().skip(1).collect()))
     }
+}
+
+#[derive(Deserialize)]
+struct TermRow {
+    term: String,
+    passages: u32,
 }
 
 /// The sizes a lookup's IDF needs.
 #[derive(Deserialize, Default)]
 struct Sizes {
     digest: Option<String>,
+    /// 1 when `term_stats` describes the committed corpus.
+    stats_ready: Option<u32>,
     workspace_passages: u32,
 }
 

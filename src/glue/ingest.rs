@@ -20,7 +20,7 @@ use crate::api::error::ApiError;
 use crate::api::response::Origin;
 use crate::config::Engine;
 use crate::corpus::ingest::{self, Digest, IngestPlan, IngestRequest, StoredPassage};
-use crate::corpus::paging::{self, BeginRequest, PageReport, PageRequest, MAX_PAGE_BODY};
+use crate::corpus::paging::{self, BeginRequest, PageReport, PageRequest, StoredText, MAX_PAGE_BODY};
 use crate::corpus::vocabulary::Vocabulary;
 use crate::corpus::workspace::Scope;
 use crate::guards::spend;
@@ -109,7 +109,9 @@ pub async fn write_shared(env: &Env, plan: &IngestPlan, origin: Origin) -> Resul
     let staging = Staging::new(env)?;
     let begin = BeginRequest { ingest: new_request_id(), complete: false, vocabulary: None, documents: Vec::new() };
     staging.begin(&begin).await?;
-    staging.stage(&begin.ingest, 0, plan, &BTreeSet::new(), origin).await?;
+    let docs: BTreeSet<String> = plan.added.iter().chain(&plan.updated).map(|p| p.doc.clone()).collect();
+    let old: Vec<StoredText> = staging.rows(staging.corpus.stored_of(&docs)?, "read stored text").await?;
+    staging.stage(&begin.ingest, 0, plan, &old, &docs, origin).await?;
     staging.commit(env, &begin.ingest).await
 }
 
@@ -253,9 +255,10 @@ impl Staging {
             return Err(ApiError::IngestConflict(format!("the document {:?} is in another page of this ingest", doc.value)));
         }
         let stored: Vec<StoredPassage> = result(2)?.results().map_err(dependency("decode stored"))?;
+        let old: Vec<StoredText> = result(2)?.results().map_err(dependency("decode stored text"))?;
         let plan = ingest::plan(&stored, request.passages(), &stems, false, &Vocabulary::default());
         let neurons = self.embed(env, &plan).await?;
-        self.stage(id, page, &plan, &stems, origin).await?;
+        self.stage(id, page, &plan, &old, &stems, origin).await?;
         Ok(PageReport::new(page, &plan, neurons))
     }
 
@@ -276,12 +279,25 @@ impl Staging {
         Ok(neurons)
     }
 
-    /// Replaces the page's staged rows and records its documents and delta,
-    /// in one transaction.
-    async fn stage(&self, id: &str, page: u32, plan: &IngestPlan, stems: &BTreeSet<String>, origin: Origin) -> Result<(), ApiError> {
+    /// Replaces the page's staged rows and term deltas and records its
+    /// documents and digest delta, in one transaction. `old` holds the stored
+    /// passages of its documents (their terms leave the statistics).
+    async fn stage(&self, id: &str, page: u32, plan: &IngestPlan, old: &[StoredText], stems: &BTreeSet<String>, origin: Origin) -> Result<(), ApiError> {
         let page_arg = JsValue::from(page);
-        let mut batch = vec![self.statement("DELETE FROM staged WHERE ingest = ?1 AND page = ?2", &[id.into(), page_arg.clone()])?];
-        for rows in paging::staged_rows(plan, origin)? {
+        let rows = paging::staged_rows(plan, origin)?;
+        let terms = paging::staged_terms(&paging::term_deltas(plan, old));
+        paging::check_statements(&rows, &terms)?;
+        let mut batch = vec![
+            self.statement("DELETE FROM staged WHERE ingest = ?1 AND page = ?2", &[id.into(), page_arg.clone()])?,
+            self.statement("DELETE FROM staged_terms WHERE ingest = ?1 AND page = ?2", &[id.into(), page_arg.clone()])?,
+        ];
+        for deltas in terms {
+            batch.push(self.statement(
+                "INSERT INTO staged_terms (ingest, page, term, delta) SELECT ?1, ?2, key, value FROM json_each(?3)",
+                &[id.into(), page_arg.clone(), deltas.into()],
+            )?);
+        }
+        for rows in rows {
             batch.push(self.statement(
                 "INSERT INTO staged (ingest, page, id, doc, section, text, hash, origin, terms) \
                  SELECT ?1, ?2, json_extract(value, '$.id'), json_extract(value, '$.doc'), json_extract(value, '$.section'), \
@@ -308,6 +324,7 @@ impl Staging {
             self.statement("SELECT delta FROM ingest_pages WHERE ingest = ?1", &[id.into()])?,
             self.statement("SELECT value FROM meta WHERE key = 'corpus_digest'", &[])?,
             self.statement("SELECT id FROM staged WHERE ingest = ?1 AND hash IS NULL", &[id.into()])?,
+            self.statement("SELECT value FROM meta WHERE key = 'term_stats'", &[])?,
         ];
         let results = self.corpus.db().batch(reads).await.map_err(dependency("read commit"))?;
         let result = |i: usize| results.get(i).ok_or_else(|| ApiError::Dependency(format!("D1 read commit: no result {i}")));
@@ -316,6 +333,7 @@ impl Staging {
         let deltas: Vec<DeltaRow> = result(1)?.results().map_err(dependency("decode deltas"))?;
         let stored_digest: Vec<ValueRow> = result(2)?.results().map_err(dependency("decode digest"))?;
         let removed: Vec<IdRow> = result(3)?.results().map_err(dependency("decode removed"))?;
+        let stats_of: Vec<ValueRow> = result(4)?.results().map_err(dependency("decode term stats"))?;
 
         let state = self.corpus.fresh_state().await?;
         if state.version != ingest.base {
@@ -335,8 +353,18 @@ impl Staging {
             let index = vectorize::from_env(env).ok_or_else(|| ApiError::Misconfigured("the VECTORIZE binding is missing".into()))?;
             vectors::remove(&index, &removed.into_iter().map(|r| r.id).collect::<Vec<_>>()).await?;
         }
+        // The statistics stay complete if they were for the corpus this
+        // ingest changes (or it was empty); a corpus committed before they
+        // existed is counted live until it is ingested afresh.
+        let stats_complete = base.count() == 0 || stats_of.first().is_some_and(|r| r.value == ingest.base);
+        let stats_version = if stats_complete { version.clone() } else { "incomplete".to_string() };
         let mut batch = self.apply(id)?;
-        for (key, value) in [("vocabulary", ingest.vocabulary.clone()), ("corpus_version", version.clone()), ("corpus_digest", digest.encode())] {
+        for (key, value) in [
+            ("vocabulary", ingest.vocabulary.clone()),
+            ("corpus_version", version.clone()),
+            ("corpus_digest", digest.encode()),
+            ("term_stats", stats_version),
+        ] {
             batch.push(self.statement(
                 "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 &[key.into(), value.into()],
@@ -361,13 +389,22 @@ impl Staging {
              ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, section = excluded.section, text = excluded.text, \
              hash = excluded.hash, origin = excluded.origin",
             "INSERT INTO passages_fts (id, scope, terms) SELECT id, 'shared', terms FROM staged WHERE ingest = ?1 AND hash IS NOT NULL",
+            "INSERT INTO term_stats (term, passages) SELECT term, sum(delta) FROM staged_terms WHERE ingest = ?1 GROUP BY term \
+             ON CONFLICT (term) DO UPDATE SET passages = passages + excluded.passages",
         ];
-        sql.iter().map(|sql| self.statement(sql, &[id.into()])).collect()
+        let mut statements = sql.iter().map(|sql| self.statement(sql, &[id.into()])).collect::<Result<Vec<_>, _>>()?;
+        statements.push(self.statement("DELETE FROM term_stats WHERE passages <= 0", &[])?);
+        Ok(statements)
     }
 
     /// The statements that drop an ingest and everything it staged.
     fn forget(&self, id: &str) -> Result<Vec<D1PreparedStatement>, ApiError> {
-        ["DELETE FROM staged WHERE ingest = ?1", "DELETE FROM ingest_pages WHERE ingest = ?1", "DELETE FROM ingests WHERE id = ?1"]
+        [
+            "DELETE FROM staged WHERE ingest = ?1",
+            "DELETE FROM staged_terms WHERE ingest = ?1",
+            "DELETE FROM ingest_pages WHERE ingest = ?1",
+            "DELETE FROM ingests WHERE id = ?1",
+        ]
             .iter()
             .map(|sql| self.statement(sql, &[id.into()]))
             .collect()
@@ -393,6 +430,7 @@ pub async fn prune(env: &Env) -> Result<(), ApiError> {
     let old = "SELECT id FROM ingests WHERE created_at < ?1";
     let statements = [
         format!("DELETE FROM staged WHERE ingest IN ({old})"),
+        format!("DELETE FROM staged_terms WHERE ingest IN ({old})"),
         format!("DELETE FROM ingest_pages WHERE ingest IN ({old})"),
         "DELETE FROM ingests WHERE created_at < ?1".to_string(),
     ]

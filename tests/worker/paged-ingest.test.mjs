@@ -5,10 +5,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startWorker, ingest, ask, corpusDocuments, ROOT, ADMIN_TOKEN } from './harness.mjs';
+import { startWorker, ingest, ask, corpusDocuments, d1, ROOT, ADMIN_TOKEN } from './harness.mjs';
 
 let worker;
 before(async () => { worker = await startWorker(); });
@@ -108,10 +108,22 @@ test('a failed page leaves the corpus untouched; running again resumes to the on
     await clean.stop();
   }
 
-  // Running it again changes nothing; removing a document is a page of its own.
+  // Running it again changes nothing.
   const again = await runIngest(worker.url, dir, ['--verbose']);
   assert.match(again.out, /added 0\n {2}updated 0\n {2}unchanged 96\n {2}removed 0/);
   assert.equal((await health()).corpusVersion, paged.corpusVersion);
+
+  // An edit and a removal, each paged: the term statistics still equal what FTS5 counts.
+  writeFileSync(join(dir, 'station-01.md'), '# Alder station\n\n## The Blue room at Alder\n\nThe Blue room at Alder station is closed for repairs.\n');
+  rmSync(join(dir, 'station-02.md'));
+  const edited = await runIngest(worker.url, dir);
+  assert.match(edited.out, /23 documents -> 89 passages/);
+  assert.match(edited.out, /removed 7 \(station-01-02, station-01-03, station-01-04, station-02-01, station-02-02, … 2 more/);
+  const stats = d1(worker.persist, `SELECT t.term, t.passages, (SELECT count(*) FROM passages_fts WHERE passages_fts MATCH 'terms : "' || t.term || '"') AS live FROM term_stats t`);
+  assert.ok(stats.length > 20);
+  assert.deepEqual(stats.filter((r) => r.passages !== r.live), [], 'every statistic matches the index');
+  assert.equal(stats.find((r) => r.term === 'repair')?.passages, 1);
+  assert.equal(stats.find((r) => r.term === 'birch'), undefined, "a removed document's words leave the statistics");
 });
 
 test('pages are checked: unknown ingests, a document in two pages, a stale ingest', async () => {
