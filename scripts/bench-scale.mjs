@@ -1,5 +1,5 @@
 // The body of scripts/bench-scale (see there).
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startWorker, ADMIN_TOKEN, ROOT } from '../tests/worker/harness.mjs';
@@ -59,7 +59,8 @@ function sizeOf(dir) {
   const used = execFileSync('python3', ['-c', `import sqlite3,sys
 c=sqlite3.connect(sys.argv[1])
 print(c.execute('PRAGMA page_size').fetchone()[0]*(c.execute('PRAGMA page_count').fetchone()[0]-c.execute('PRAGMA freelist_count').fetchone()[0]))`, file], { encoding: 'utf8' });
-  return { file: statSync(file).size, used: Number(used) };
+  const wal = `${file}-wal`;
+  return { file: statSync(file).size + (existsSync(wal) ? statSync(wal).size : 0), used: Number(used) };
 }
 
 async function timed(request) {

@@ -27,6 +27,8 @@ const PAGE: u32 = 200;
 /// quadrupled an append's D1 work; an unsealed row is at most this many
 /// appends (or one cron run) from its hash.
 const SEAL_EVERY: u64 = 16;
+/// Most rows an append seals: twice the interval, so a backlog shrinks.
+const APPEND_SEAL_ROWS: u32 = 2 * SEAL_EVERY as u32;
 
 pub struct D1Audit {
     pub db: D1Database,
@@ -102,7 +104,9 @@ impl D1Audit {
             .map_err(dependency("audit append"))?;
         match appended {
             Some(Appended { seq }) if seq % SEAL_EVERY != 0 => Ok(()),
-            _ => self.seal().await,
+            // One round, of a bounded size: a request stays inside its D1
+            // query budget however long the backlog; the cron seals the rest.
+            _ => self.seal_rounds(APPEND_SEAL_ROWS, 1).await,
         }
     }
 
@@ -119,14 +123,19 @@ impl D1Audit {
 
     /// Seals every row after the last sealed one, in order.
     pub async fn seal(&self) -> Result<(), ApiError> {
+        self.seal_rounds(PAGE, u32::MAX).await
+    }
+
+    /// Seals up to `rounds` rounds of `page` rows each.
+    async fn seal_rounds(&self, page: u32, rounds: u32) -> Result<(), ApiError> {
         let db = &self.db;
-        loop {
+        for _ in 0..rounds {
             let pending: Vec<Unsealed> = db
                 .prepare(
                     "SELECT seq, body FROM audit_log WHERE hash IS NULL \
                      AND seq > coalesce((SELECT max(seq) FROM audit_log WHERE hash IS NOT NULL), 0) ORDER BY seq LIMIT ?1",
                 )
-                .bind(&[JsValue::from(PAGE)])
+                .bind(&[JsValue::from(page)])
                 .map_err(dependency("bind seal"))?
                 .all()
                 .await
@@ -162,10 +171,11 @@ impl D1Audit {
                 prev = hash;
             }
             db.batch(statements).await.map_err(dependency("seal write"))?;
-            if pending.len() < PAGE as usize {
+            if pending.len() < page as usize {
                 return Ok(());
             }
         }
+        Ok(())
     }
 
     /// Seals what is pending, then walks the chain from its checkpoint, a page

@@ -255,15 +255,14 @@ impl Corpus for D1Corpus {
             )?,
         ];
         if let Some(id) = workspace {
-            let own = Scope::Only(id.to_string());
-            batch.extend(terms.iter().map(|t| self.statement(COUNT, &[own.restrict(&format!("\"{t}\"")).into()])).collect::<Result<Vec<_>, _>>()?);
+            batch.push(self.counts(&Scope::Only(id.to_string()), terms)?);
         }
         let results = self.db.batch(batch).await.map_err(dependency("lookup statistics"))?;
         let result = |i: usize| results.get(i).ok_or_else(|| ApiError::Dependency(format!("D1 lookup: no result {i}")));
         let sizes: Vec<Sizes> = result(0)?.results().map_err(dependency("decode sizes"))?;
         let sizes = sizes.into_iter().next().unwrap_or_default();
         let own_freqs = match workspace {
-            Some(_) => (0..terms.len()).map(|i| first_count(result(2 + i)?)).collect::<Result<Vec<_>, _>>()?,
+            Some(_) => counted(result(2)?, terms)?,
             None => vec![0; terms.len()],
         };
         let (shared, shared_freqs) = if matches!(scope, Scope::Only(_)) {
@@ -304,26 +303,37 @@ impl Corpus for D1Corpus {
     }
 }
 
-/// Counts matches in FTS5: a lookup's statistics where no row holds them.
-const COUNT: &str = "SELECT count(*) AS n FROM passages_fts WHERE passages_fts MATCH ?1";
-
-fn first_count(result: &worker::D1Result) -> Result<u32, ApiError> {
-    let rows: Vec<Count> = result.results().map_err(dependency("decode count"))?;
-    Ok(rows.first().map_or(0, |r| r.n))
+/// Each term's matches in `terms` order, from a [`D1Corpus::counts`] result.
+fn counted(result: &worker::D1Result, terms: &[String]) -> Result<Vec<u32>, ApiError> {
+    let rows: Vec<TermRow> = result.results().map_err(dependency("decode counts"))?;
+    Ok(terms.iter().map(|t| rows.iter().find(|r| &r.term == t).map_or(0, |r| r.passages)).collect())
 }
 
 impl D1Corpus {
+    /// One statement that counts, within `scope`, the passages holding each
+    /// term: the match expression is built per term in SQL, so the query
+    /// count does not grow with the question. Terms are the tokenizer's
+    /// (letters and digits); quotes are stripped anyway.
+    fn counts(&self, scope: &Scope, terms: &[String]) -> Result<D1PreparedStatement, ApiError> {
+        self.statement(
+            "SELECT value AS term, (SELECT count(*) FROM passages_fts WHERE passages_fts MATCH \
+             ?2 || ' AND terms : (\"' || replace(value, '\"', '') || '\")') AS passages FROM json_each(?1)",
+            &[serde_json::to_string(terms).unwrap_or_else(|_| "[]".into()).into(), scope.everything().into()],
+        )
+    }
+
     /// The shared corpus's size and document frequencies, counted: for a
     /// corpus committed before `term_stats` existed.
     async fn count_shared(&self, terms: &[String]) -> Result<(u32, Vec<u32>), ApiError> {
         let shared = Scope::Shared;
-        let mut batch = vec![self.statement(COUNT, &[shared.everything().into()])?];
-        for term in terms {
-            batch.push(self.statement(COUNT, &[shared.restrict(&format!("\"{term}\"")).into()])?);
-        }
+        let batch = vec![
+            self.statement("SELECT count(*) AS n FROM passages_fts WHERE passages_fts MATCH ?1", &[shared.everything().into()])?,
+            self.counts(&shared, terms)?,
+        ];
         let results = self.db.batch(batch).await.map_err(dependency("count shared"))?;
-        let counts = results.iter().map(first_count).collect::<Result<Vec<_>, _>>()?;
-        Ok((counts.first().copied().unwrap_or(0), counts.into_iter().skip(1).collect()))
+        let result = |i: usize| results.get(i).ok_or_else(|| ApiError::Dependency(format!("D1 count shared: no result {i}")));
+        let rows: Vec<Count> = result(0)?.results().map_err(dependency("decode count"))?;
+        Ok((rows.first().map_or(0, |r| r.n), counted(result(1)?, terms)?))
     }
 }
 

@@ -39,7 +39,7 @@ pub fn match_expression(terms: &[String]) -> Option<String> {
 /// terms that pick its candidates. Ranking every passage that holds any
 /// question term grows with the corpus (at 100,000 passages a common word is
 /// in a third of them); bounded, the ranking costs the same at any size.
-pub const CANDIDATE_ROWS: u64 = 8_000;
+pub const CANDIDATE_ROWS: u64 = 2_000;
 
 /// The terms that pick the candidates when the passages holding any term
 /// would be more than [`CANDIDATE_ROWS`]: the rarest terms whose document
@@ -119,9 +119,10 @@ mod tests {
     fn candidates_are_picked_by_the_rarest_terms_within_the_budget() {
         let terms = ids(&["american", "film", "director", "nolan", "absent"]);
         assert_eq!(candidate_terms(&terms, &[10, 20, 30, 1, 0]), None);
-        let chosen = candidate_terms(&terms, &[34_956, 18_731, 6_431, 12, 0]).unwrap();
+        let budget = CANDIDATE_ROWS as u32;
+        let chosen = candidate_terms(&terms, &[budget * 10, budget * 5, budget / 2, 12, 0]).unwrap();
         assert_eq!(chosen, [&terms[3], &terms[2]]);
-        let huge = candidate_terms(&terms[..2], &[60_000, 50_000]).unwrap();
+        let huge = candidate_terms(&terms[..2], &[budget * 30, budget * 25]).unwrap();
         assert_eq!(huge, [&terms[1]], "the rarest present term, even over the budget");
         assert_eq!(bounded_expression(&chosen, "\"a\" OR \"b\""), "(\"nolan\" OR \"director\") AND (\"a\" OR \"b\")");
         assert_eq!(match_expression(&ids(&["a\"b"])).as_deref(), Some("\"ab\""));

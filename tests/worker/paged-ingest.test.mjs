@@ -124,6 +124,14 @@ test('a failed page leaves the corpus untouched; running again resumes to the on
   assert.deepEqual(stats.filter((r) => r.passages !== r.live), [], 'every statistic matches the index');
   assert.equal(stats.find((r) => r.term === 'repair')?.passages, 1);
   assert.equal(stats.find((r) => r.term === 'birch'), undefined, "a removed document's words leave the statistics");
+
+  // Statistics that do not describe the committed corpus are not trusted:
+  // with none at all, terms are counted live (used, they would read as
+  // words the corpus never mentions, and refuse).
+  d1(worker.persist, "DELETE FROM term_stats; UPDATE meta SET value = 'incomplete' WHERE key = 'term_stats'");
+  const live = await ask(worker.url, 'When does the Blue room at Cedar station open?');
+  assert.equal(live.body.status, 'answered', JSON.stringify(live.body.stages));
+  assert.deepEqual(live.body.citations.map((c) => c.passageId), ['station-03-01']);
 });
 
 test('pages are checked: unknown ingests, a document in two pages, a stale ingest', async () => {
