@@ -77,10 +77,11 @@ async function measure(size) {
   const worker = await startWorker({ vars: { RATE_LIMIT: '100000' } });
   try {
     const started = performance.now();
-    execFileSync(join(ROOT, 'scripts', 'ingest'), ['--url', worker.url, join(dir, 'corpus')], {
-      env: { ...process.env, ADMIN_TOKEN }, stdio: ['ignore', 'ignore', 'inherit'],
+    const summary = execFileSync(join(ROOT, 'scripts', 'ingest'), ['--url', worker.url, join(dir, 'corpus')], {
+      env: { ...process.env, ADMIN_TOKEN }, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8',
     });
     const ingestSeconds = (performance.now() - started) / 1000;
+    const commitSeconds = Number(summary.match(/\(commit ([\d.]+) s\)/)?.[1]);
     const health = await (await fetch(`${worker.url}/health`)).json();
     const asks = { in_corpus: [], left_out: [] };
     const searches = [];
@@ -100,6 +101,7 @@ async function measure(size) {
     return {
       size: health.passages,
       ingestSeconds,
+      commitSeconds,
       rate: health.passages / ingestSeconds,
       d1: sizeOf(worker.persist),
       askIn: asks.in_corpus,
@@ -122,10 +124,10 @@ for (const size of SIZES) {
 }
 const f = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '-');
 console.log(`\n${questions.length} questions per size (${QUESTIONS / 2} answerable, ${QUESTIONS / 2} not), asked once each (no cache hits); local engine under workerd`);
-console.log('| passages | ingest s | passages/s | D1 MB (used / file) | /ask p50 ms (in / out) | /ask p99 ms | /search p50 ms | native CPU p50 / p99 ms | native lookup p50 ms | answered (in / out) |');
+console.log('| passages | ingest s (commit) | passages/s | D1 MB (used / file) | /ask p50 ms (in / out) | /ask p99 ms | /search p50 ms | native CPU p50 / p99 ms | native lookup p50 ms | answered (in / out) |');
 console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) {
-  console.log(`| ${r.size} | ${f(r.ingestSeconds)} | ${f(r.rate, 0)} | ${f(r.d1.used / 1e6)} / ${f(r.d1.file / 1e6)} | ${f(percentile(r.ask, 50))} (${f(percentile(r.askIn, 50))} / ${f(percentile(r.askOut, 50))}) | ${f(percentile(r.ask, 99))} | ${f(percentile(r.searches, 50))} | ${f(percentile(r.cpu, 50), 2)} / ${f(percentile(r.cpu, 99), 2)} | ${f(percentile(r.lookup, 50), 2)} | ${r.answered.in_corpus} / ${r.answered.left_out} |`);
+  console.log(`| ${r.size} | ${f(r.ingestSeconds)} (${f(r.commitSeconds)}) | ${f(r.rate, 0)} | ${f(r.d1.used / 1e6)} / ${f(r.d1.file / 1e6)} | ${f(percentile(r.ask, 50))} (${f(percentile(r.askIn, 50))} / ${f(percentile(r.askOut, 50))}) | ${f(percentile(r.ask, 99))} | ${f(percentile(r.searches, 50))} | ${f(percentile(r.cpu, 50), 2)} / ${f(percentile(r.cpu, 99), 2)} | ${f(percentile(r.lookup, 50), 2)} | ${r.answered.in_corpus} / ${r.answered.left_out} |`);
 }
 for (let i = 1; i < rows.length; i++) {
   const [a, b] = [rows[i - 1], rows[i]];

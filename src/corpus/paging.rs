@@ -171,21 +171,29 @@ pub fn staged_rows(plan: &IngestPlan, origin: Origin) -> Result<Vec<String>, Api
         passage: Some(Written { doc: &p.doc, section: &p.section, text: &p.text, hash: p.content_hash(), origin: origin.as_str(), terms: p.index_terms() }),
     });
     let removed = plan.removed.iter().map(|id| StagedRow { id, passage: None });
+    // A row is a few KB at most (a passage is bounded by the chunker).
+    let rows = written.chain(removed).map(|row| serde_json::to_string(&row)).collect::<Result<Vec<_>, _>>();
+    Ok(pack(rows.map_err(|e| ApiError::BadRequest(format!("staged row: {e}")))?, ('[', ']')))
+}
+
+/// JSON entries packed into containers (`[…]` or `{…}`) of at most
+/// [`STATEMENT_BYTES`] each.
+fn pack(entries: Vec<String>, (open, close): (char, char)) -> Vec<String> {
     let mut chunks: Vec<String> = Vec::new();
     let mut current = String::new();
-    for row in written.chain(removed) {
-        // A row is a few KB at most (a passage is bounded by the chunker).
-        let row = serde_json::to_string(&row).map_err(|e| ApiError::BadRequest(format!("staged row: {e}")))?;
-        if !current.is_empty() && current.len() + row.len() + 2 > STATEMENT_BYTES {
-            chunks.push(std::mem::take(&mut current) + "]");
+    for entry in entries {
+        if !current.is_empty() && current.len() + entry.len() + 2 > STATEMENT_BYTES {
+            current.push(close);
+            chunks.push(std::mem::take(&mut current));
         }
-        current.push(if current.is_empty() { '[' } else { ',' });
-        current.push_str(&row);
+        current.push(if current.is_empty() { open } else { ',' });
+        current.push_str(&entry);
     }
     if !current.is_empty() {
-        chunks.push(current + "]");
+        current.push(close);
+        chunks.push(current);
     }
-    Ok(chunks)
+    chunks
 }
 
 /// A stored passage's heading and text: what its index terms were.
@@ -222,21 +230,8 @@ pub fn term_deltas(plan: &IngestPlan, old: &[StoredText]) -> BTreeMap<String, i6
 /// Term deltas as JSON objects of at most [`STATEMENT_BYTES`], one staging
 /// statement each.
 pub fn staged_terms(deltas: &BTreeMap<String, i64>) -> Vec<String> {
-    let mut chunks: Vec<String> = Vec::new();
-    let mut current = String::new();
-    for (term, delta) in deltas {
-        // Terms are letters and digits (the tokenizer's), so no escaping is needed beyond serde's.
-        let entry = format!("{}:{delta}", serde_json::Value::from(term.as_str()));
-        if !current.is_empty() && current.len() + entry.len() + 2 > STATEMENT_BYTES {
-            chunks.push(std::mem::take(&mut current) + "}");
-        }
-        current.push(if current.is_empty() { '{' } else { ',' });
-        current.push_str(&entry);
-    }
-    if !current.is_empty() {
-        chunks.push(current + "}");
-    }
-    chunks
+    // Terms are the tokenizer's letters and digits; serde quotes them anyway.
+    pack(deltas.iter().map(|(term, delta)| format!("{}:{delta}", serde_json::Value::from(term.as_str()))).collect(), ('{', '}'))
 }
 
 /// Every statement a page stages: its rows, then its term deltas; more than
