@@ -163,6 +163,9 @@ impl Corpus for Timed {
     async fn passages(&self, scope: &Scope, ids: &[String]) -> Result<Vec<StoredHit>, ApiError> {
         self.time(Corpus::passages(&self.inner, scope, ids)).await
     }
+    async fn references(&self, scope: &Scope, from: &[String]) -> Result<Vec<(String, StoredHit)>, ApiError> {
+        self.time(self.inner.references(scope, from)).await
+    }
 }
 
 /// One JSON line per question: its response, its time (`ms`) and the part of

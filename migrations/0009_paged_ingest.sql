@@ -29,6 +29,8 @@ CREATE TABLE staged (
   hash TEXT,
   origin TEXT,
   terms TEXT,
+  refs TEXT,                       -- JSON array: the keys its text refers to
+  anchors TEXT,                    -- JSON array: the keys it answers to
   PRIMARY KEY (ingest, id)
 );
 CREATE INDEX staged_page ON staged (ingest, page);
@@ -50,3 +52,18 @@ CREATE TABLE staged_terms (
   delta INTEGER NOT NULL,
   PRIMARY KEY (ingest, page, term)
 );
+
+-- Explicit references between shared passages (src/corpus/references.rs):
+-- what a passage refers to, and what each passage answers to. Retrieval
+-- follows them one hop; a reference nothing answers to is kept and counted.
+CREATE TABLE passage_refs (
+  passage TEXT NOT NULL,
+  target TEXT NOT NULL,
+  PRIMARY KEY (passage, target)
+) WITHOUT ROWID;
+CREATE TABLE passage_anchors (
+  anchor TEXT NOT NULL,
+  passage TEXT NOT NULL,
+  PRIMARY KEY (anchor, passage)
+) WITHOUT ROWID;
+CREATE INDEX passage_anchors_passage ON passage_anchors (passage);

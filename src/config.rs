@@ -52,6 +52,11 @@ pub struct Config {
     pub production: bool,
     /// Passages retrieved per question.
     pub top_k: usize,
+    /// Slots reserved for passages the top hits refer to (one hop), beyond
+    /// `top_k`; 0 follows no reference.
+    pub hop_slots: usize,
+    /// A followed passage's score: its referrer's, times this.
+    pub hop_decay: f64,
     /// Evidence gate: share (IDF-weighted) of the question's terms the retrieved
     /// passages must contain before an answer is composed.
     pub evidence_min_coverage: f64,
@@ -121,6 +126,8 @@ impl Default for Config {
             engine: Engine::Local,
             production: false,
             top_k: 4,
+            hop_slots: 1,
+            hop_decay: 0.5,
             evidence_min_coverage: 0.6,
             answer_min_coverage: 0.75,
             gate_min_mean: 0.70,
@@ -176,6 +183,8 @@ impl Config {
             engine,
             production: var("ENVIRONMENT").is_some_and(|v| v.trim() == "production"),
             top_k: parse(&var, "TOP_K", d.top_k, 1, 20)?,
+            hop_slots: parse(&var, "HOP_SLOTS", d.hop_slots, 0, 8)?,
+            hop_decay: parse(&var, "HOP_DECAY", d.hop_decay, 0.0, 1.0)?,
             evidence_min_coverage: parse(&var, "EVIDENCE_MIN_COVERAGE", d.evidence_min_coverage, 0.0, 1.0)?,
             answer_min_coverage: parse(&var, "ANSWER_MIN_COVERAGE", d.answer_min_coverage, 0.0, 1.0)?,
             gate_min_mean: parse(&var, "GATE_MIN_MEAN", d.gate_min_mean, 0.0, 1.0)?,
@@ -229,9 +238,11 @@ impl Config {
     /// Every setting that changes what an answer is, for the cache key.
     pub fn answer_fingerprint(&self) -> String {
         let mut fingerprint = format!(
-            "engine={} top_k={} evidence={} answer={} mean={} claim={} sentences={}",
+            "engine={} top_k={} hop={}x{} evidence={} answer={} mean={} claim={} sentences={}",
             self.engine.as_str(),
             self.top_k,
+            self.hop_slots,
+            self.hop_decay,
             self.evidence_min_coverage,
             self.answer_min_coverage,
             self.gate_min_mean,

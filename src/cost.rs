@@ -91,6 +91,7 @@ impl Worst {
             lexical_rank: Some(i + 1),
             vector_rank: Some(i + 1),
             origin: crate::api::response::Origin::Upload,
+            via: None,
         };
         Worst {
             question: wide(MAX_QUESTION_CHARS),
@@ -108,7 +109,8 @@ impl Worst {
 /// and its one repair. Built from the real prompt builders on the largest
 /// inputs the request's bounds allow, so it cannot drift from the prompts.
 pub fn request_upper_bound(config: &Config) -> f64 {
-    let worst = Worst::new(config.top_k);
+    // A prompt carries the top hits and the passages they refer to.
+    let worst = Worst::new(config.top_k + config.hop_slots);
     let generation = prompts::answer_messages(&worst.question, &worst.hits);
     let judge = prompts::judge_messages(&worst.question, &worst.answer, &worst.hits);
     let chat = |model: &str, messages: Vec<Message>, shape: &str| {

@@ -258,6 +258,13 @@ impl Corpus for FakeCorpus {
         }
         Corpus::passages(&self.inner, scope, ids).await
     }
+
+    async fn references(&self, scope: &Scope, from: &[String]) -> Result<Vec<(String, StoredHit)>, ApiError> {
+        if self.fail.get() {
+            return Err(failure("corpus"));
+        }
+        self.inner.references(scope, from).await
+    }
 }
 
 /// How one model call answers.

@@ -111,6 +111,9 @@ pub trait Corpus {
     async fn lookup(&self, scope: &Scope, terms: &[String], expression: &str, k: usize) -> Result<Lookup, ApiError>;
     /// The passages in `scope` with these ids (any order; others are left out).
     async fn passages(&self, scope: &Scope, ids: &[String]) -> Result<Vec<StoredHit>, ApiError>;
+    /// The passages in `scope` that these passages refer to: (referrer, target)
+    /// pairs, by referrer then target id ([`crate::corpus::references`]).
+    async fn references(&self, scope: &Scope, from: &[String]) -> Result<Vec<(String, StoredHit)>, ApiError>;
 }
 
 /// The review inbox's queue (D1 in the worker, memory in tests).

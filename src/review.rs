@@ -153,6 +153,7 @@ mod tests {
             lexical_rank: Some(1),
             text: "A private office requires a minimum term of 6 months.".into(),
             origin: Default::default(),
+            via: None,
         }];
         AskResponse {
             request_id: "r".into(),

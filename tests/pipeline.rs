@@ -99,3 +99,26 @@ fn refusal_names_the_unknown_term_and_shows_evidence() {
     assert!(evidence.detail.contains("never mentions: park"), "{}", evidence.detail);
     assert!(r.claims.is_empty());
 }
+
+fn ask_with(corpus: &MemoryCorpus, config: &Config, question: &str) -> AskResponse {
+    let pipeline = Pipeline::local(corpus, &FixedClock, config);
+    let state = futures::executor::block_on(corpus.state()).unwrap();
+    futures::executor::block_on(pipeline.run("req-1", question, &state, Stages::new())).unwrap()
+}
+
+/// With one hop the referenced passage is retrieved, named in the retrieve
+/// stage, and the answer cites it; with the hop off the same question is refused.
+#[test]
+fn an_answer_one_reference_away_needs_the_hop() {
+    let corpus = MemoryCorpus::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/references")).expect("fixture corpus");
+    let question = "When may guests of Harbor members enter the building?";
+    let with_hop = Config { top_k: 1, hop_slots: 1, ..Config::default() };
+    let r = ask_with(&corpus, &with_hop, question);
+    let retrieve = r.stages.iter().find(|s| s.name == StageName::Retrieve).unwrap();
+    assert!(retrieve.detail.contains("followed 1 reference: building-01 -> guests-02"), "{}", retrieve.detail);
+    assert_eq!(r.status, Status::Answered, "{:?}", r.stages.iter().map(|s| &s.detail).collect::<Vec<_>>());
+    assert_eq!(cited(&r), ["guests-02"]);
+    assert_eq!(r.retrieval[1].via.as_deref(), Some("building-01"));
+    let without = ask_with(&corpus, &Config { hop_slots: 0, ..with_hop }, question);
+    assert_eq!(without.status, Status::Refused, "{:?}", without.answer);
+}

@@ -179,6 +179,9 @@ pub struct Retrieved {
     pub text: String,
     #[serde(default)]
     pub origin: Origin,
+    /// Reached by following a reference from this passage (one hop), not by search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
 }
 
 /// Whether the answer was served from the cache, and from which tier.

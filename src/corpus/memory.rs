@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::corpus::chunk::{self, Passage};
+use crate::corpus::references;
 use crate::api::error::ApiError;
 use crate::corpus::workspace::{self, Scope, WorkspaceState};
 use crate::api::response::Origin;
@@ -38,6 +39,8 @@ pub struct MemoryCorpus {
     /// Shared passages containing each term, counted once at load.
     doc_freqs: HashMap<String, u32>,
     avg_len: f64,
+    /// Shared passages by the anchors they answer to (their indexes).
+    anchors: HashMap<String, Vec<usize>>,
     vocabulary: Vocabulary,
     workspaces: Vec<Workspace>,
 }
@@ -64,7 +67,13 @@ impl MemoryCorpus {
         }
         let total: usize = passages.iter().map(|(_, t)| t.len()).sum();
         let avg_len = total as f64 / passages.len().max(1) as f64;
-        MemoryCorpus { passages, doc_freqs, avg_len, vocabulary: Vocabulary::default(), workspaces: Vec::new() }
+        let mut anchors: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, (p, _)) in passages.iter().enumerate() {
+            for key in references::anchors(p) {
+                anchors.entry(key).or_default().push(i);
+            }
+        }
+        MemoryCorpus { passages, doc_freqs, avg_len, anchors, vocabulary: Vocabulary::default(), workspaces: Vec::new() }
     }
 
     /// Adds a workspace holding `documents`, reached with `secret`.
@@ -157,6 +166,20 @@ impl Corpus for MemoryCorpus {
 
     async fn passages(&self, scope: &Scope, ids: &[String]) -> Result<Vec<StoredHit>, ApiError> {
         Ok(self.in_scope(scope).filter(|((p, _), _)| ids.contains(&p.id)).map(|((p, _), origin)| stored(p, origin)).collect())
+    }
+
+    async fn references(&self, scope: &Scope, from: &[String]) -> Result<Vec<(String, StoredHit)>, ApiError> {
+        let mut edges: Vec<(String, StoredHit)> = Vec::new();
+        for ((p, _), _) in self.in_scope(scope).filter(|((p, _), _)| from.contains(&p.id)) {
+            for key in references::references(p) {
+                let shared = self.anchors.get(&key).into_iter().flatten().filter(|_| scope.allows(None)).map(|&i| (&self.passages[i].0, Origin::Corpus));
+                let own = self.workspaces_in(scope).flat_map(|w| w.passages.iter()).filter(|(q, _)| references::anchors(q).contains(&key)).map(|(q, _)| (q, Origin::Upload));
+                edges.extend(shared.chain(own).filter(|(q, _)| q.id != p.id).map(|(q, origin)| (p.id.clone(), stored(q, origin))));
+            }
+        }
+        edges.sort_by(|a, b| (&a.0, &a.1.id).cmp(&(&b.0, &b.1.id)));
+        edges.dedup_by(|a, b| a.0 == b.0 && a.1.id == b.1.id);
+        Ok(edges)
     }
 
     async fn lookup(&self, scope: &Scope, terms: &[String], _expression: &str, k: usize) -> Result<Lookup, ApiError> {

@@ -7,5 +7,6 @@ pub mod pdf;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod memory;
 pub mod paging;
+pub mod references;
 pub mod vocabulary;
 pub mod workspace;

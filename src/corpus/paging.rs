@@ -23,6 +23,7 @@ use crate::api::error::ApiError;
 use crate::api::response::Origin;
 use crate::corpus::chunk::{self, Passage};
 use crate::corpus::ingest::{Document, IngestPlan};
+use crate::corpus::references;
 use crate::corpus::vocabulary::Vocabulary;
 
 /// Largest page body.
@@ -161,6 +162,9 @@ struct Written<'a> {
     origin: &'a str,
     /// The index terms, computed once here, so the commit is plain SQL.
     terms: String,
+    /// What its text refers to, and what it answers to.
+    refs: Vec<String>,
+    anchors: Vec<String>,
 }
 
 /// A plan's changes as JSON arrays of staged rows, each at most
@@ -168,7 +172,16 @@ struct Written<'a> {
 pub fn staged_rows(plan: &IngestPlan, origin: Origin) -> Result<Vec<String>, ApiError> {
     let written = plan.added.iter().chain(&plan.updated).map(|p| StagedRow {
         id: &p.id,
-        passage: Some(Written { doc: &p.doc, section: &p.section, text: &p.text, hash: p.content_hash(), origin: origin.as_str(), terms: p.index_terms() }),
+        passage: Some(Written {
+            doc: &p.doc,
+            section: &p.section,
+            text: &p.text,
+            hash: p.content_hash(),
+            origin: origin.as_str(),
+            terms: p.index_terms(),
+            refs: references::references(p),
+            anchors: references::anchors(p),
+        }),
     });
     let removed = plan.removed.iter().map(|id| StagedRow { id, passage: None });
     // A row is a few KB at most (a passage is bounded by the chunker).

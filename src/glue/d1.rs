@@ -236,6 +236,25 @@ impl Corpus for D1Corpus {
         Ok(rows.into_iter().map(HitRow::into_hit).collect())
     }
 
+    async fn references(&self, scope: &Scope, from: &[String]) -> Result<Vec<(String, StoredHit)>, ApiError> {
+        let sql = format!(
+            "SELECT DISTINCT r.passage AS source, p.id, p.doc, p.section, p.text, p.origin FROM passage_refs r \
+             JOIN passage_anchors a ON a.anchor = r.target JOIN passages p ON p.id = a.passage \
+             WHERE r.passage IN (SELECT value FROM json_each(?2)) AND p.id != r.passage AND {} \
+             ORDER BY r.passage, p.id LIMIT 64",
+            in_scope(scope)
+        );
+        let from = serde_json::to_string(from).unwrap_or_else(|_| "[]".into());
+        let rows: Vec<EdgeRow> = self
+            .statement(&sql, &[optional(scope.workspace()), from.into()])?
+            .all()
+            .await
+            .map_err(dependency("read references"))?
+            .results()
+            .map_err(dependency("decode references"))?;
+        Ok(rows.into_iter().map(|r| (r.source, HitRow { id: r.id, doc: r.doc, section: r.section, text: r.text, origin: r.origin }.into_hit())).collect())
+    }
+
     /// Two round trips: the statistics, then the ranking over a candidate
     /// set they bound ([`retrieve::candidate_terms`]). The shared corpus's
     /// size is its stored digest's count and its document frequencies are
@@ -357,6 +376,16 @@ struct WorkspaceRow {
     id: String,
     version: String,
     expires_at: u64,
+}
+
+#[derive(Deserialize)]
+struct EdgeRow {
+    source: String,
+    id: String,
+    doc: String,
+    section: String,
+    text: String,
+    origin: String,
 }
 
 #[derive(Deserialize)]

@@ -134,6 +134,20 @@ pub struct Committed {
     pub passages: u64,
     pub vocabulary: String,
     pub pages: usize,
+    /// Explicit references between shared passages, after the commit.
+    pub references: u32,
+    /// How many of them nothing in the corpus answers to, and the first few
+    /// (`passage -> key`): kept, not errors.
+    pub unresolved: u32,
+    pub unresolved_first: Vec<String>,
+}
+
+/// References nothing in the corpus answers to.
+const UNRESOLVED: &str = "FROM passage_refs r WHERE NOT EXISTS (SELECT 1 FROM passage_anchors a WHERE a.anchor = r.target)";
+
+#[derive(Deserialize)]
+struct Count {
+    n: u32,
 }
 
 #[derive(Deserialize)]
@@ -299,10 +313,10 @@ impl Staging {
         }
         for rows in rows {
             batch.push(self.statement(
-                "INSERT INTO staged (ingest, page, id, doc, section, text, hash, origin, terms) \
+                "INSERT INTO staged (ingest, page, id, doc, section, text, hash, origin, terms, refs, anchors) \
                  SELECT ?1, ?2, json_extract(value, '$.id'), json_extract(value, '$.doc'), json_extract(value, '$.section'), \
                  json_extract(value, '$.text'), json_extract(value, '$.hash'), json_extract(value, '$.origin'), \
-                 json_extract(value, '$.terms') FROM json_each(?3)",
+                 json_extract(value, '$.terms'), json_extract(value, '$.refs'), json_extract(value, '$.anchors') FROM json_each(?3)",
                 &[id.into(), page_arg.clone(), rows.into()],
             )?);
         }
@@ -371,9 +385,27 @@ impl Staging {
             )?);
         }
         batch.extend(self.forget(id)?);
-        self.corpus.db().batch(batch).await.map_err(dependency("commit ingest"))?;
+        let reports = batch.len();
+        batch.push(self.statement("SELECT count(*) AS n FROM passage_refs", &[])?);
+        batch.push(self.statement(&format!("SELECT count(*) AS n {UNRESOLVED}"), &[])?);
+        batch.push(self.statement(&format!("SELECT r.passage || ' -> ' || r.target AS value {UNRESOLVED} ORDER BY r.passage, r.target LIMIT 5"), &[])?);
+        let results = self.corpus.db().batch(batch).await.map_err(dependency("commit ingest"))?;
         self.corpus.committed(&CorpusState { version: version.clone(), vocabulary: vocabulary.clone(), scope: Scope::Shared, committed: true });
-        Ok(Committed { corpus_version: version, passages: digest.count(), vocabulary: vocabulary.hash(), pages: deltas.len() })
+        let result = |i: usize| results.get(reports + i).ok_or_else(|| ApiError::Dependency(format!("D1 commit: no result {i}")));
+        let count = |i: usize| -> Result<u32, ApiError> {
+            let rows: Vec<Count> = result(i)?.results().map_err(dependency("decode references"))?;
+            Ok(rows.first().map_or(0, |r| r.n))
+        };
+        let first: Vec<ValueRow> = result(2)?.results().map_err(dependency("decode unresolved"))?;
+        Ok(Committed {
+            corpus_version: version,
+            passages: digest.count(),
+            vocabulary: vocabulary.hash(),
+            pages: deltas.len(),
+            references: count(0)?,
+            unresolved: count(1)?,
+            unresolved_first: first.into_iter().map(|r| r.value).collect(),
+        })
     }
 
     /// The statements that apply an ingest's staged rows: index rows of
@@ -391,6 +423,12 @@ impl Staging {
             "INSERT INTO passages_fts (id, scope, terms) SELECT id, 'shared', terms FROM staged WHERE ingest = ?1 AND hash IS NOT NULL",
             "INSERT INTO term_stats (term, passages) SELECT term, sum(delta) FROM staged_terms WHERE ingest = ?1 GROUP BY term \
              ON CONFLICT (term) DO UPDATE SET passages = passages + excluded.passages",
+            "DELETE FROM passage_refs WHERE passage IN (SELECT id FROM staged WHERE ingest = ?1)",
+            "DELETE FROM passage_anchors WHERE passage IN (SELECT id FROM staged WHERE ingest = ?1)",
+            "INSERT INTO passage_refs (passage, target) SELECT s.id, r.value FROM staged s, json_each(s.refs) r \
+             WHERE s.ingest = ?1 AND s.hash IS NOT NULL",
+            "INSERT INTO passage_anchors (anchor, passage) SELECT a.value, s.id FROM staged s, json_each(s.anchors) a \
+             WHERE s.ingest = ?1 AND s.hash IS NOT NULL",
         ];
         let mut statements = sql.iter().map(|sql| self.statement(sql, &[id.into()])).collect::<Result<Vec<_>, _>>()?;
         statements.push(self.statement("DELETE FROM term_stats WHERE passages <= 0", &[])?);

@@ -142,10 +142,15 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             Err(e) => return Ok(self.model_failed(f, StageName::Retrieve, started, &e)),
         };
         f.retrieval = hits.iter().map(retrieved).collect();
-        let detail = match &vector {
-            Some(v) => format!("{} passages: {lexical_count} by BM25, {} by vector, fused by reciprocal rank", hits.len(), v.len()),
-            None => format!("{} passages by BM25 over {} question terms", hits.len(), keyed.len()),
+        let searched = hits.iter().filter(|h| h.via.is_none()).count();
+        let mut detail = match &vector {
+            Some(v) => format!("{searched} passages: {lexical_count} by BM25, {} by vector, fused by reciprocal rank", v.len()),
+            None => format!("{searched} passages by BM25 over {} question terms", keyed.len()),
         };
+        let edges: Vec<String> = hits.iter().filter_map(|h| h.via.as_ref().map(|from| format!("{from} -> {}", h.id))).collect();
+        if !edges.is_empty() {
+            detail += &format!("; followed {} reference{}: {}", edges.len(), if edges.len() == 1 { "" } else { "s" }, edges.join(", "));
+        }
         self.finish(&mut f.stages, StageName::Retrieve, StageStatus::Passed, started, detail);
 
         // evidence gate
@@ -235,8 +240,20 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             },
             None => None,
         };
-        let hits = self.fuse(lookup.hits.clone(), vector.as_deref(), k).await?;
+        let mut hits = self.fuse(lookup.hits.clone(), vector.as_deref(), k).await?;
+        let followed = self.follow(&hits).await?;
+        hits.extend(followed);
         Ok(Ok(Retrieval { lookup, vector, hits, lexical_count }))
+    }
+
+    /// One hop: the passages the hits refer to, in the reserved slots.
+    async fn follow(&self, hits: &[Hit]) -> Result<Vec<Hit>, ApiError> {
+        if self.config.hop_slots == 0 || hits.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids: Vec<String> = hits.iter().map(|h| h.id.clone()).collect();
+        let references = self.corpus.references(&self.scope, &ids).await?;
+        Ok(retrieve::follow(hits, &references, self.config.hop_slots, self.config.hop_decay))
     }
 
     /// Local engine: generate by quoting, one claim per sentence, lexical
@@ -447,6 +464,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
                     lexical_rank: ranks[0],
                     vector_rank: ranks.get(1).copied().flatten(),
                     origin: h.origin,
+                    via: None,
                 })
             })
             .take(k)
@@ -610,6 +628,7 @@ fn retrieved(hit: &Hit) -> Retrieved {
         lexical_rank: hit.lexical_rank,
         text: hit.text.clone(),
         origin: hit.origin,
+        via: hit.via.clone(),
     }
 }
 

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use crate::api::response::Origin;
+use crate::stages::pipeline::StoredHit;
 
 /// Reciprocal-rank fusion constant (Cormack et al.); 60 damps the head of each list.
 pub const RRF_K: f64 = 60.0;
@@ -21,6 +22,38 @@ pub struct Hit {
     /// 1-based rank in the vector list (none on the local engine).
     pub vector_rank: Option<usize>,
     pub origin: Origin,
+    /// The hit whose reference led here (one hop), for a followed passage.
+    pub via: Option<String>,
+}
+
+/// The passages the hits refer to, one hop: each followed reference's target
+/// not already a hit, scored its referrer's score times `decay`, in the
+/// referrers' order, at most `slots` of them. Reserved slots, beyond the
+/// top k, so the decayed score cannot sort them out at once.
+pub fn follow(hits: &[Hit], references: &[(String, StoredHit)], slots: usize, decay: f64) -> Vec<Hit> {
+    let mut followed: Vec<Hit> = Vec::new();
+    for hit in hits {
+        for (_, target) in references.iter().filter(|(from, _)| *from == hit.id) {
+            if followed.len() == slots {
+                return followed;
+            }
+            if hits.iter().chain(&followed).any(|h| h.id == target.id) {
+                continue;
+            }
+            followed.push(Hit {
+                id: target.id.clone(),
+                doc: target.doc.clone(),
+                section: target.section.clone(),
+                text: target.text.clone(),
+                score: hit.score * decay,
+                lexical_rank: None,
+                vector_rank: None,
+                origin: target.origin,
+                via: Some(hit.id.clone()),
+            });
+        }
+    }
+    followed
 }
 
 /// The FTS5 expression for the question's terms: any term may match, BM25 ranks.
@@ -111,6 +144,29 @@ mod tests {
     #[test]
     fn match_expression_ors_quoted_terms() {
         assert_eq!(match_expression(&ids(&["desk", "cost"])).as_deref(), Some("\"desk\" OR \"cost\""));
+    }
+
+    fn stored(id: &str) -> StoredHit {
+        StoredHit { id: id.into(), doc: "d".into(), section: "S".into(), text: "t".into(), origin: Origin::Corpus }
+    }
+
+    /// Followed passages keep their referrer's order, skip what is already a
+    /// hit or already followed, fill at most the reserved slots, and decay.
+    #[test]
+    fn one_hop_fills_the_reserved_slots_in_referrer_order() {
+        let hit = |id: &str, score: f64| Hit { id: id.into(), score, ..Hit::default() };
+        let hits = [hit("a", 1.0), hit("b", 0.8)];
+        let refs = vec![
+            ("b".to_string(), stored("x")),
+            ("a".to_string(), stored("b")),
+            ("a".to_string(), stored("y")),
+            ("b".to_string(), stored("y")),
+            ("b".to_string(), stored("z")),
+        ];
+        let followed = follow(&hits, &refs, 2, 0.5);
+        assert_eq!(followed.iter().map(|h| (h.id.as_str(), h.via.as_deref(), h.score)).collect::<Vec<_>>(), [("y", Some("a"), 0.5), ("x", Some("b"), 0.4)]);
+        assert!(follow(&hits, &refs, 0, 0.5).is_empty());
+        assert_eq!(follow(&hits, &refs, 8, 0.5).len(), 3);
     }
 
     /// Under the budget every match is ranked; over it, the rarest terms

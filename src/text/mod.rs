@@ -20,10 +20,10 @@ pub use names::names;
 pub use numbers::{quantities, Quantity, Unit};
 use stopwords::is_stopword;
 
-/// The version of the tokenizer and the scoring rules. It is part of every
+/// The version of the tokenizer, the reference patterns and the scoring rules. It is part of every
 /// passage hash, the corpus version and the cache key: changing a rule here
 /// re-indexes every passage and retires every cached answer.
-pub const RULES_VERSION: &str = "2";
+pub const RULES_VERSION: &str = "3";
 
 /// Words that negate the statement they stand in (and "-n't").
 const NEGATIONS: &[&str] = &[
