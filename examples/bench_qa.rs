@@ -174,7 +174,8 @@ fn answer(out: &Path) {
     let corpus = Timed { inner: MemoryCorpus::load(&out.join("corpus")).expect("corpus folder"), spent_ms: Cell::new(0.0) };
     let questions: Vec<Question> =
         serde_json::from_str(&std::fs::read_to_string(out.join("questions.json")).expect("questions.json")).unwrap();
-    let config = Config::default();
+    // The defaults, or what the environment sets (QUERY_REWRITE=off, HOP_SLOTS=0, ...).
+    let config = Config::from_vars(|name| std::env::var(name).ok()).expect("valid settings in the environment");
     let clock = WallClock(std::time::Instant::now());
     let pipeline = Pipeline::local(&corpus, &clock, &config);
     let state = futures::executor::block_on(corpus.state()).expect("memory corpus");

@@ -86,11 +86,11 @@ fn main() {
 fn answers(corpus: &MemoryCorpus, questions: &[Question]) {
     let state = futures::executor::block_on(corpus.state()).expect("memory corpus");
     println!("\nAnswers, local engine, TOP_K = {}:\n", Config::default().top_k);
-    println!("| split | hop slots | answerable right | wrong | false refusals | unanswerable answered |");
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!("| split | hop slots | rewrite | answerable right | wrong | false refusals | unanswerable answered |");
+    println!("|---|---:|---|---:|---:|---:|---:|");
     for split in ["dev", "test"] {
-        for slots in [0, Config::default().hop_slots] {
-            let config = Config { hop_slots: slots, ..Config::default() };
+        for (slots, query_rewrite) in [(0, false), (Config::default().hop_slots, false), (Config::default().hop_slots, true)] {
+            let config = Config { hop_slots: slots, query_rewrite, ..Config::default() };
             let pipeline = Pipeline::local(corpus, &NoClock, &config);
             let (mut right, mut wrong, mut refused, mut answerable, mut fabricated, mut unanswerable) = (0, 0, 0, 0, 0, 0);
             for q in questions.iter().filter(|q| q.split == split) {
@@ -109,13 +109,14 @@ fn answers(corpus: &MemoryCorpus, questions: &[Question]) {
                     (true, false) => {
                         wrong += 1;
                         if std::env::var_os("SHOW_MISSES").is_some() {
-                            eprintln!("wrong {} (hop {slots}): {:?}", q.id, r.answer);
+                            eprintln!("wrong {} (hop {slots}, rewrite {query_rewrite}): {:?}", q.id, r.answer);
                         }
                     }
                     (false, _) => refused += 1,
                 }
             }
-            println!("| {split} | {slots} | {right}/{answerable} | {wrong} | {refused} | {fabricated}/{unanswerable} |");
+            let rewrite = if query_rewrite { "on" } else { "off" };
+            println!("| {split} | {slots} | {rewrite} | {right}/{answerable} | {wrong} | {refused} | {fabricated}/{unanswerable} |");
         }
     }
 }

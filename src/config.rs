@@ -116,6 +116,9 @@ pub struct Config {
     pub workspaces: Limits,
     /// Queue refused questions for an operator (`REVIEW_INBOX = "on"`).
     pub review_inbox: bool,
+    /// On weak evidence, look up the question's uncovered words once more
+    /// before refusing (`QUERY_REWRITE = "off"` turns it off).
+    pub query_rewrite: bool,
     /// How long a queued question is kept untouched before the cron prunes it.
     pub review_retention_days: u32,
 }
@@ -157,6 +160,7 @@ impl Default for Config {
             daily_client_share: 0.10,
             workspaces: Limits::default(),
             review_inbox: false,
+            query_rewrite: true,
             review_retention_days: 30,
         }
     }
@@ -220,6 +224,7 @@ impl Config {
                 ttl_seconds: parse(&var, "WORKSPACE_TTL_HOURS", d.workspaces.ttl_seconds / 3600, 1, 24 * 365)? * 3600,
             },
             review_inbox: var("REVIEW_INBOX").is_some_and(|v| v.trim() == "on"),
+            query_rewrite: var("QUERY_REWRITE").is_none_or(|v| v.trim() != "off"),
             review_retention_days: parse(&var, "REVIEW_RETENTION_DAYS", d.review_retention_days, 1, 3650)?,
         };
         for model in [&config.embedding_model, &config.generation_model, &config.judge_model] {
@@ -238,11 +243,12 @@ impl Config {
     /// Every setting that changes what an answer is, for the cache key.
     pub fn answer_fingerprint(&self) -> String {
         let mut fingerprint = format!(
-            "engine={} top_k={} hop={}x{} evidence={} answer={} mean={} claim={} sentences={}",
+            "engine={} top_k={} hop={}x{} rewrite={} evidence={} answer={} mean={} claim={} sentences={}",
             self.engine.as_str(),
             self.top_k,
             self.hop_slots,
             self.hop_decay,
+            self.query_rewrite,
             self.evidence_min_coverage,
             self.answer_min_coverage,
             self.gate_min_mean,

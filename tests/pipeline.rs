@@ -122,3 +122,22 @@ fn an_answer_one_reference_away_needs_the_hop() {
     let without = ask_with(&corpus, &Config { hop_slots: 0, ..with_hop }, question);
     assert_eq!(without.status, Status::Refused, "{:?}", without.answer);
 }
+
+/// Weak evidence is looked up once more for the words no passage held: a
+/// question is rescued, and one whose second lookup does not answer it still
+/// refuses. With the rewrite off, the first is refused.
+#[test]
+fn one_rewrite_on_weak_evidence() {
+    let corpus = MemoryCorpus::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rewrite")).expect("fixture corpus");
+    let config = Config { top_k: 1, ..Config::default() };
+    let evidence = |r: &AskResponse| r.stages.iter().find(|s| s.name == StageName::Evidence).unwrap().detail.clone();
+    let rescued = ask_with(&corpus, &config, "When does the Osprey lounge bar open on Sundays?");
+    assert_eq!(rescued.status, Status::Answered, "{}", evidence(&rescued));
+    assert!(evidence(&rescued).starts_with("rewrite: looked up \"lounge bar\" again, 1 new passage"), "{}", evidence(&rescued));
+    assert_eq!(cited(&rescued), ["osprey-02"]);
+    let off = ask_with(&corpus, &Config { query_rewrite: false, ..config.clone() }, "When does the Osprey lounge bar open on Sundays?");
+    assert_eq!((off.status, off.reason), (Status::Refused, Some(Reason::NoEvidence)));
+    let still = ask_with(&corpus, &config, "When does the chess club meet in the Osprey lounge bar on Sundays?");
+    assert_eq!(still.status, Status::Refused);
+    assert!(evidence(&still).starts_with("rewrite:"), "{}", evidence(&still));
+}

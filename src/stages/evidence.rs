@@ -88,23 +88,26 @@ pub enum Evidence {
     /// Enough of the question is covered to compose an answer.
     Sufficient { coverage: f64 },
     /// Refuse before composing (or paying for) an answer; `why` is shown.
-    Insufficient { coverage: f64, why: String },
+    /// `weak`: passages were found but cover too little of the question, the
+    /// one refusal a second lookup of the uncovered words can undo.
+    Insufficient { coverage: f64, why: String, weak: bool },
 }
 
 /// Judges whether the retrieved passages, together, cover the question.
 pub fn judge(focus: &Focus, hits: &[Hit], min_coverage: f64) -> Evidence {
     if focus.is_empty() {
-        return Evidence::Insufficient { coverage: 0.0, why: "the question names nothing to look up".into() };
+        return Evidence::Insufficient { coverage: 0.0, why: "the question names nothing to look up".into(), weak: false };
     }
     let unknown = focus.unknown();
     if !unknown.is_empty() {
         return Evidence::Insufficient {
             coverage: 0.0,
             why: format!("the corpus never mentions: {}", unknown.join(", ")),
+            weak: false,
         };
     }
     if hits.is_empty() {
-        return Evidence::Insufficient { coverage: 0.0, why: "no passage matches the question".into() };
+        return Evidence::Insufficient { coverage: 0.0, why: "no passage matches the question".into(), weak: false };
     }
     let present: Vec<String> = hits.iter().flat_map(|h| text::terms(&format!("{}\n{}", h.section, h.text))).collect();
     let coverage = focus.coverage(&present);
@@ -117,6 +120,7 @@ pub fn judge(focus: &Focus, hits: &[Hit], min_coverage: f64) -> Evidence {
                 min_coverage * 100.0,
                 focus.missing(&present).join(", ")
             ),
+            weak: true,
         };
     }
     Evidence::Sufficient { coverage }

@@ -153,20 +153,34 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         }
         self.finish(&mut f.stages, StageName::Retrieve, StageStatus::Passed, started, detail);
 
-        // evidence gate
+        // evidence gate, with one rewrite when the passages cover too little
         let started = self.clock.now_ms();
         let focus = Focus::new(keyed, &lookup.doc_freqs, lookup.total_passages);
-        let verdict = match self.weak_vectors(vector.as_deref(), lexical_count) {
-            Some(why) => Evidence::Insufficient { coverage: 0.0, why },
+        let mut hits = hits;
+        let mut verdict = match self.weak_vectors(vector.as_deref(), lexical_count) {
+            Some(why) => Evidence::Insufficient { coverage: 0.0, why, weak: false },
             None => evidence::judge(&focus, &hits, self.config.evidence_min_coverage),
         };
+        let mut rewrite = String::new();
+        if matches!(verdict, Evidence::Insufficient { weak: true, .. }) && self.config.query_rewrite {
+            match self.rewrite(keyed, &focus, &hits, &mut f.meter).await? {
+                Ok(Some((merged, note))) => {
+                    verdict = evidence::judge(&focus, &merged, self.config.evidence_min_coverage);
+                    hits = merged;
+                    f.retrieval = hits.iter().map(retrieved).collect();
+                    rewrite = format!("{note}; ");
+                }
+                Ok(None) => {}
+                Err(e) => return Ok(self.model_failed(f, StageName::Evidence, started, &e)),
+            }
+        }
         match verdict {
             Evidence::Insufficient { why, .. } => {
-                self.finish(&mut f.stages, StageName::Evidence, StageStatus::Refused, started, why);
+                self.finish(&mut f.stages, StageName::Evidence, StageStatus::Refused, started, format!("{rewrite}{why}"));
                 return Ok(Ending::Refused(Reason::NoEvidence));
             }
             Evidence::Sufficient { coverage } => {
-                let detail = format!("the passages cover {:.0}% of the question", coverage * 100.0);
+                let detail = format!("{rewrite}the passages cover {:.0}% of the question", coverage * 100.0);
                 self.finish(&mut f.stages, StageName::Evidence, StageStatus::Passed, started, detail);
             }
         }
@@ -244,6 +258,31 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         let followed = self.follow(&hits).await?;
         hits.extend(followed);
         Ok(Ok(Retrieval { lookup, vector, hits, lexical_count }))
+    }
+
+    /// The one rewrite: the question's words no retrieved passage holds,
+    /// looked up on their own (on the Workers AI engine, one more embedding).
+    /// The new passages take the place of the weakest ones, so what later
+    /// stages see (and the spend bound counts) never grows. `None` when the
+    /// second lookup finds nothing new.
+    async fn rewrite(&self, keyed: &[(String, String)], focus: &Focus, hits: &[Hit], meter: &mut Meter) -> Result<Result<Option<(Vec<Hit>, String)>, ModelError>, ApiError> {
+        let present: Vec<String> = hits.iter().flat_map(|h| text::terms(&format!("{}\n{}", h.section, h.text))).collect();
+        let missing: Vec<(String, String)> = keyed.iter().filter(|(t, _)| focus.terms.iter().any(|f| &f.term == t) && !present.contains(t)).cloned().collect();
+        if missing.is_empty() {
+            return Ok(Ok(None));
+        }
+        let query = missing.iter().map(|(_, w)| w.as_str()).collect::<Vec<_>>().join(" ");
+        let found = match self.retrieve(&query, &missing, self.config.top_k, meter).await? {
+            Ok(found) => found,
+            Err(e) => return Ok(Err(e)),
+        };
+        let fresh: Vec<Hit> = found.hits.into_iter().filter(|h| !hits.iter().any(|o| o.id == h.id)).take(self.config.top_k.div_ceil(2)).collect();
+        if fresh.is_empty() {
+            return Ok(Ok(None));
+        }
+        let keep = hits.len().saturating_sub(fresh.len()).max(1).min(hits.len());
+        let note = format!("rewrite: looked up \"{query}\" again, {} new passage{}", fresh.len(), if fresh.len() == 1 { "" } else { "s" });
+        Ok(Ok(Some((hits[..keep].iter().cloned().chain(fresh).collect(), note))))
     }
 
     /// One hop: the passages the hits refer to, in the reserved slots.

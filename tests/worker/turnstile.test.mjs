@@ -125,6 +125,7 @@ test('production without TURNSTILE_SECRET: /ask refuses to run, naming the secre
 test('development without a secret says plainly that it skipped', async () => {
   const dev = await startWorker();
   try {
+    await ingest(dev.url, corpusDocuments());
     const { body } = await ask(dev.url, QUESTION);
     const stage = body.stages.find((s) => s.name === 'turnstile');
     assert.equal(stage.status, 'skipped');

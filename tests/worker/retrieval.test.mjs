@@ -1,7 +1,8 @@
-// Retrieval follows explicit references one hop: a question whose best
-// passage only points at another ("set out in Section 3.2") is answered from
-// the passage it points at, and refused with the hop switched off. The ingest
-// reports references nothing answers to, and keeps them.
+// Retrieval that follows references and retries. One hop: a question whose
+// best passage only points at another ("set out in Section 3.2") is answered
+// from the passage it points at, and refused with the hop switched off; the
+// ingest reports references nothing answers to, and keeps them. One rewrite:
+// weak evidence is looked up once more for the words no passage held.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -12,10 +13,10 @@ const QUESTION = 'When may guests of Harbor members enter the building?';
 const workers = [];
 after(() => Promise.all(workers.map((w) => w.stop())));
 
-async function workerWith(vars) {
+async function workerWith(vars, fixture = FIXTURE) {
   const worker = await startWorker({ vars: { TOP_K: '1', ...vars } });
   workers.push(worker);
-  const loaded = await ingest(worker.url, corpusDocuments(FIXTURE), { vocabulary: null });
+  const loaded = await ingest(worker.url, corpusDocuments(fixture), { vocabulary: null });
   assert.equal(loaded.status, 200, JSON.stringify(loaded.body));
   return worker;
 }
@@ -52,4 +53,20 @@ test('the commit counts references and keeps the unresolved ones', async () => {
   assert.equal((await post(`/admin/ingest/${id}/pages/0`, { documents: corpusDocuments(FIXTURE) })).status, 200);
   const committed = await (await post(`/admin/ingest/${id}/commit`, {})).json();
   assert.deepEqual([committed.references, committed.unresolved, committed.unresolvedFirst], [2, 1, ['pricing-02 -> n:appendix c']]);
+});
+
+test('a rewrite rescues a question on weak evidence; one still refuses; off, the first is refused', async () => {
+  const fixture = join(ROOT, 'tests', 'fixtures', 'rewrite');
+  const on = await workerWith({}, fixture);
+  const evidence = (body) => body.stages.find((s) => s.name === 'evidence').detail;
+  const rescued = (await ask(on.url, 'When does the Osprey lounge bar open on Sundays?')).body;
+  assert.equal(rescued.status, 'answered', evidence(rescued));
+  assert.match(evidence(rescued), /^rewrite: looked up "lounge bar" again, 1 new passage/);
+  assert.deepEqual(rescued.citations.map((c) => c.passageId), ['osprey-02']);
+  const still = (await ask(on.url, 'When does the chess club meet in the Osprey lounge bar on Sundays?')).body;
+  assert.equal(still.status, 'refused');
+  assert.match(evidence(still), /^rewrite:/);
+  const off = await workerWith({ QUERY_REWRITE: 'off' }, fixture);
+  const refused = (await ask(off.url, 'When does the Osprey lounge bar open on Sundays?')).body;
+  assert.deepEqual([refused.status, refused.reason], ['refused', 'no_evidence']);
 });
