@@ -226,41 +226,30 @@ function marker(citation, n) {
 document.addEventListener('keydown', (e) => { if (e.key === 'Escape') hidePopover(); });
 document.addEventListener('scroll', hidePopover, { passive: true });
 
-const squash = (s) => s.replace(/\s+/g, ' ').trim();
-
-/** The answer with [n] markers: after each claim found verbatim in the answer,
- * its supporting passages' citation numbers; whatever is left at the end. */
+/** The answer with its [n] markers as buttons that open their passage. The
+ * worker puts them after each sentence, for the verified passages of that
+ * sentence's claims: `n` is the citation's place in `citations`. */
 function answerWithMarkers(body) {
-  const answer = squash(body.answer || '');
-  const numbers = new Map(body.citations.map((c, i) => [c.passageId, i + 1]));
-  const spots = [];
-  const placed = new Set();
-  for (const claim of body.claims) {
-    const at = answer.indexOf(squash(claim.text));
-    const ids = claim.supportingPassageIds.filter((id) => numbers.has(id));
-    if (at < 0 || !ids.length) continue;
-    spots.push({ end: at + squash(claim.text).length, ids });
-    ids.forEach((id) => placed.add(id));
-  }
-  const rest = body.citations.map((c) => c.passageId).filter((id) => !placed.has(id));
-  if (rest.length) spots.push({ end: answer.length, ids: rest });
-  spots.sort((a, b) => a.end - b.end);
   const p = el('p', 'answer');
-  let from = 0;
-  for (const spot of spots) {
-    p.append(answer.slice(from, spot.end));
-    for (const id of new Set(spot.ids)) {
-      const citation = body.citations[numbers.get(id) - 1];
-      p.append(marker(citation, numbers.get(id)));
-      const badge = originBadge(citation.origin);
-      if (badge) {
-        badge.setAttribute('aria-hidden', 'true'); // the marker's label says it
-        p.append(badge);
-      }
+  const parts = (body.answer || '').split(/\[(\d+)\]/);
+  parts.forEach((part, i) => {
+    if (i % 2 === 0) {
+      if (part) p.append(part);
+      return;
     }
-    from = spot.end;
-  }
-  p.append(answer.slice(from));
+    const n = Number(part);
+    const citation = body.citations[n - 1];
+    if (!citation) {
+      p.append(`[${part}]`);
+      return;
+    }
+    p.append(marker(citation, n));
+    const badge = originBadge(citation.origin);
+    if (badge) {
+      badge.setAttribute('aria-hidden', 'true'); // the marker's label says it
+      p.append(badge);
+    }
+  });
   return p;
 }
 

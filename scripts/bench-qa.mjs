@@ -55,7 +55,9 @@ const NEGATION = /\b(not|no|never|none|neither|nor|cannot)\b|n['’]t\b/i;
 /** The answer contains every word of the gold answer, after normalization
  * ("Barry Michael George" contains "Barry George"). A yes/no gold is judged by
  * polarity: the answer affirms (no negation) or denies. */
-function right(q, answer) {
+/** An answer's words without its [n] citation markers. */
+function right(q, marked) {
+  const answer = marked.replace(/ \[\d+\]/g, '');
   const gold = q.gold.toLowerCase();
   if (gold === 'yes' || gold === 'no') return NEGATION.test(answer) === (gold === 'no');
   const said = new Set(words(answer));

@@ -118,6 +118,7 @@ fn an_answer_one_reference_away_needs_the_hop() {
     assert!(retrieve.detail.contains("followed 1 reference: building-01 -> guests-02"), "{}", retrieve.detail);
     assert_eq!(r.status, Status::Answered, "{:?}", r.stages.iter().map(|s| &s.detail).collect::<Vec<_>>());
     assert_eq!(cited(&r), ["guests-02"]);
+    assert!(r.answer.as_deref().unwrap_or_default().ends_with("weekdays. [1]"), "{:?}", r.answer);
     assert_eq!(r.retrieval[1].via.as_deref(), Some("building-01"));
     let without = ask_with(&corpus, &Config { hop_slots: 0, ..with_hop }, question);
     assert_eq!(without.status, Status::Refused, "{:?}", without.answer);

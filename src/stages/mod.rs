@@ -7,6 +7,7 @@
 //! streams live (`Accept: text/event-stream`) without the stages knowing.
 
 pub mod answer;
+pub mod cite;
 pub mod evidence;
 pub mod gate;
 pub mod pipeline;

@@ -14,6 +14,7 @@
 use serde_json::Value;
 
 use crate::stages::answer;
+use crate::stages::cite;
 use crate::config::Config;
 use crate::cost::{self, Usage};
 use crate::api::error::ApiError;
@@ -537,6 +538,16 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             Ending::Blocked(reason) => (Status::Blocked, Some(reason), None),
         };
         let citations = if status == Status::Answered { citations(&f) } else { Vec::new() };
+        let answer = answer.map(|text| {
+            let verified: Vec<cite::Verified> = f
+                .claims
+                .iter()
+                .filter(|c| c.score >= self.config.gate_min_claim)
+                .map(|c| cite::Verified { text: &c.text, passages: &c.supporting })
+                .collect();
+            let cited: Vec<String> = citations.iter().map(|c| c.passage_id.clone()).collect();
+            cite::mark(&text, &verified, &cited)
+        });
         AskResponse {
             request_id: request_id.to_string(),
             status,

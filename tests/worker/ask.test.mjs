@@ -21,7 +21,8 @@ test('an answerable question is answered verbatim, citing the right passage', as
   assert.match(body.answer, /\$450 per month/);
   assert.deepEqual(body.citations.map((c) => c.passageId), ['pricing-02']);
   const source = body.retrieval.find((r) => r.passageId === 'pricing-02');
-  assert.ok(squash(source.text).includes(squash(body.answer)), 'the answer is a verbatim quote');
+  assert.match(body.answer, / \[1\]$/, 'each sentence carries its citation marker');
+  assert.ok(squash(source.text).includes(squash(body.answer.replace(/ \[\d+\]/g, ''))), 'the answer is a verbatim quote');
   assert.equal(body.citations[0].doc, 'pricing');
   assert.equal(body.citations[0].section, 'Dedicated Desk Plan');
   assert.ok(body.groundedness.passed && body.groundedness.mean >= 0.7);
