@@ -22,7 +22,7 @@ use groundgate::corpus::memory::MemoryCorpus;
 use groundgate::api::error::ApiError;
 use groundgate::corpus::workspace::{Scope, WorkspaceState};
 use groundgate::ports::{Clock, Corpus, CorpusState};
-use groundgate::stages::pipeline::{Lookup, StoredHit};
+use groundgate::stages::pipeline::{Lookup, Query, StoredHit};
 use groundgate::stages::pipeline::Pipeline;
 use groundgate::stages::Stages;
 use serde::{Deserialize, Serialize};
@@ -157,8 +157,8 @@ impl Corpus for Timed {
     async fn workspace(&self, secret_hash: &str, now: u64) -> Result<Option<WorkspaceState>, ApiError> {
         self.time(self.inner.workspace(secret_hash, now)).await
     }
-    async fn lookup(&self, scope: &Scope, terms: &[String], expression: &str, k: usize) -> Result<Lookup, ApiError> {
-        self.time(self.inner.lookup(scope, terms, expression, k)).await
+    async fn lookup(&self, scope: &Scope, query: &Query<'_>) -> Result<Lookup, ApiError> {
+        self.time(self.inner.lookup(scope, query)).await
     }
     async fn passages(&self, scope: &Scope, ids: &[String]) -> Result<Vec<StoredHit>, ApiError> {
         self.time(Corpus::passages(&self.inner, scope, ids)).await

@@ -4,7 +4,7 @@
 //! same references as D1); then the local engine's answers with the hop off
 //! and on: right, wrong, refused, answered when unanswerable. No model calls.
 //!
-//!   bench_retrieval CORPUS_DIR QUESTIONS_JSON
+//!   bench_retrieval CORPUS_DIR QUESTIONS_JSON   (SHOW_MISSES=1: misses at k 3, 1 slot)
 //!
 //! A question's gold is a list of section numbers; a passage is gold when its
 //! heading starts with one ("4.9.1 Main building script" for "4.9.1").
@@ -53,12 +53,12 @@ fn main() {
     let questions: Vec<Question> = serde_json::from_str(&std::fs::read_to_string(questions_file).expect("questions")).expect("questions JSON");
     let vocabulary = futures::executor::block_on(corpus.state()).expect("memory corpus").vocabulary;
     println!("{} passages; {} questions\n", corpus.passages().count(), questions.len());
-    println!("| split | k | hop slots | single-hop recall | multi-hop recall | passages shown (mean) |");
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!("| split | heading weight | k | hop slots | single-hop recall | multi-hop recall | passages shown (mean) |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     for split in ["dev", "test"] {
-        for k in [3, 5, 8] {
-            for slots in [0, 1, 2, 3] {
-                let config = Config { hop_slots: slots, ..Config::default() };
+        for (heading_weight, k, slots) in sweep() {
+            {
+                let config = Config { hop_slots: slots, heading_weight, ..Config::default() };
                 let pipeline = Pipeline::local(&corpus, &NoClock, &config);
                 let (mut found, mut asked, mut shown) = ([0usize; 2], [0usize; 2], 0usize);
                 for q in questions.iter().filter(|q| q.split == split && !q.gold.is_empty()) {
@@ -69,17 +69,30 @@ fn main() {
                     shown += retrieved.len();
                     if retrieved.iter().any(|r| is_gold(&r.section, &q.gold)) {
                         found[kind] += 1;
-                    } else if std::env::var_os("SHOW_MISSES").is_some() && slots == 2 && k == 3 {
+                    } else if std::env::var_os("SHOW_MISSES").is_some() && slots == 1 && k == 3 && heading_weight == 1.0 {
                         eprintln!("miss {} ({}): {:?}", q.id, q.kind, retrieved.iter().map(|r| (&r.section, &r.via)).collect::<Vec<_>>());
                     }
                 }
                 let rate = |i: usize| if asked[i] == 0 { "-".to_string() } else { format!("{:.2} ({}/{})", found[i] as f64 / asked[i] as f64, found[i], asked[i]) };
                 let total = asked[0] + asked[1];
-                println!("| {split} | {k} | {slots} | {} | {} | {:.1} |", rate(0), rate(1), shown as f64 / total.max(1) as f64);
+                println!("| {split} | {heading_weight} | {k} | {slots} | {} | {} | {:.1} |", rate(0), rate(1), shown as f64 / total.max(1) as f64);
             }
         }
     }
     answers(&corpus, &questions);
+}
+
+/// The settings swept: heading weight × k × hop slots.
+fn sweep() -> Vec<(f64, usize, usize)> {
+    let mut settings = Vec::new();
+    for heading_weight in [1.0, 2.0, 4.0] {
+        for k in [3, 5, 8] {
+            for slots in [0, 1, 2] {
+                settings.push((heading_weight, k, slots));
+            }
+        }
+    }
+    settings
 }
 
 /// The local engine's answers at the default k, with the hop off and on.

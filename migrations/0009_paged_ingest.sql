@@ -29,6 +29,7 @@ CREATE TABLE staged (
   hash TEXT,
   origin TEXT,
   terms TEXT,
+  heading TEXT,                    -- the heading's index terms
   refs TEXT,                       -- JSON array: the keys its text refers to
   anchors TEXT,                    -- JSON array: the keys it answers to
   PRIMARY KEY (ingest, id)
@@ -67,3 +68,13 @@ CREATE TABLE passage_anchors (
   PRIMARY KEY (anchor, passage)
 ) WITHOUT ROWID;
 CREATE INDEX passage_anchors_passage ON passage_anchors (passage);
+
+-- The full-text index gains a `heading` column: a heading's terms leave
+-- `terms` (the text's) for it, so BM25 can weigh them on their own
+-- (HEADING_WEIGHT; 1 ranks as before). Rows indexed before keep their
+-- heading in `terms` until the next ingest re-indexes them (the rules
+-- version changed with this migration).
+CREATE VIRTUAL TABLE passages_fts_headed USING fts5 (id UNINDEXED, scope, terms, heading, tokenize = 'unicode61');
+INSERT INTO passages_fts_headed (id, scope, terms, heading) SELECT id, scope, terms, '' FROM passages_fts;
+DROP TABLE passages_fts;
+ALTER TABLE passages_fts_headed RENAME TO passages_fts;

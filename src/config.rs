@@ -57,6 +57,9 @@ pub struct Config {
     pub hop_slots: usize,
     /// A followed passage's score: its referrer's, times this.
     pub hop_decay: f64,
+    /// What a question term in a passage's heading weighs in BM25 against
+    /// one in its text.
+    pub heading_weight: f64,
     /// Evidence gate: share (IDF-weighted) of the question's terms the retrieved
     /// passages must contain before an answer is composed.
     pub evidence_min_coverage: f64,
@@ -131,6 +134,7 @@ impl Default for Config {
             top_k: 4,
             hop_slots: 1,
             hop_decay: 0.5,
+            heading_weight: 1.0,
             evidence_min_coverage: 0.6,
             answer_min_coverage: 0.75,
             gate_min_mean: 0.70,
@@ -189,6 +193,7 @@ impl Config {
             top_k: parse(&var, "TOP_K", d.top_k, 1, 20)?,
             hop_slots: parse(&var, "HOP_SLOTS", d.hop_slots, 0, 8)?,
             hop_decay: parse(&var, "HOP_DECAY", d.hop_decay, 0.0, 1.0)?,
+            heading_weight: parse(&var, "HEADING_WEIGHT", d.heading_weight, 0.0, 10.0)?,
             evidence_min_coverage: parse(&var, "EVIDENCE_MIN_COVERAGE", d.evidence_min_coverage, 0.0, 1.0)?,
             answer_min_coverage: parse(&var, "ANSWER_MIN_COVERAGE", d.answer_min_coverage, 0.0, 1.0)?,
             gate_min_mean: parse(&var, "GATE_MIN_MEAN", d.gate_min_mean, 0.0, 1.0)?,
@@ -243,11 +248,12 @@ impl Config {
     /// Every setting that changes what an answer is, for the cache key.
     pub fn answer_fingerprint(&self) -> String {
         let mut fingerprint = format!(
-            "engine={} top_k={} hop={}x{} rewrite={} evidence={} answer={} mean={} claim={} sentences={}",
+            "engine={} top_k={} hop={}x{} heading={} rewrite={} evidence={} answer={} mean={} claim={} sentences={}",
             self.engine.as_str(),
             self.top_k,
             self.hop_slots,
             self.hop_decay,
+            self.heading_weight,
             self.query_rewrite,
             self.evidence_min_coverage,
             self.answer_min_coverage,

@@ -20,7 +20,7 @@ use crate::guards::rate_limit::Window;
 use crate::models::{Embeddings, Message, ModelError, Models, Reply, Reported};
 use crate::ports::{Alarms, AnswerCache, AuditLog, Clock, Corpus, CorpusState, Ports, RateLimiter, Reservation, ReviewQueue, SpendLedger, Verifier};
 use crate::review::Queued;
-use crate::stages::pipeline::{Lookup, StoredHit};
+use crate::stages::pipeline::{Lookup, Query, StoredHit};
 
 /// One thing a fake was asked to do.
 #[derive(Debug, Clone, PartialEq)]
@@ -245,11 +245,11 @@ impl Corpus for FakeCorpus {
         self.inner.workspace(secret_hash, now).await
     }
 
-    async fn lookup(&self, scope: &Scope, terms: &[String], expression: &str, k: usize) -> Result<Lookup, ApiError> {
+    async fn lookup(&self, scope: &Scope, query: &Query<'_>) -> Result<Lookup, ApiError> {
         if self.fail.get() {
             return Err(failure("corpus"));
         }
-        self.inner.lookup(scope, terms, expression, k).await
+        self.inner.lookup(scope, query).await
     }
 
     async fn passages(&self, scope: &Scope, ids: &[String]) -> Result<Vec<StoredHit>, ApiError> {

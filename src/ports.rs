@@ -14,7 +14,7 @@ use crate::review::Queued;
 use crate::guards::audit::Record;
 use crate::guards::rate_limit::Window;
 pub use crate::models::Models;
-pub use crate::stages::pipeline::{Lookup, StoredHit};
+pub use crate::stages::pipeline::{Lookup, Query, StoredHit};
 
 /// Turnstile's siteverify.
 #[allow(async_fn_in_trait)] // Single-threaded wasm: no Send bound is wanted.
@@ -108,7 +108,7 @@ pub trait Corpus {
     /// Within `scope`: its passage count, the document frequencies of `terms`
     /// and the top `k` passages for `expression` (an FTS5 match expression
     /// over the terms), in one round trip.
-    async fn lookup(&self, scope: &Scope, terms: &[String], expression: &str, k: usize) -> Result<Lookup, ApiError>;
+    async fn lookup(&self, scope: &Scope, query: &Query<'_>) -> Result<Lookup, ApiError>;
     /// The passages in `scope` with these ids (any order; others are left out).
     async fn passages(&self, scope: &Scope, ids: &[String]) -> Result<Vec<StoredHit>, ApiError>;
     /// The passages in `scope` that these passages refer to: (referrer, target)

@@ -142,3 +142,19 @@ fn one_rewrite_on_weak_evidence() {
     assert_eq!(still.status, Status::Refused);
     assert!(evidence(&still).starts_with("rewrite:"), "{}", evidence(&still));
 }
+
+/// A heading match weighs what `HEADING_WEIGHT` says: at 1 a passage that
+/// repeats the word in its text ranks first; at 4 the one it heads does.
+#[test]
+fn heading_weight_moves_a_heading_match_up() {
+    use groundgate::stages::pipeline::Query;
+    let corpus = MemoryCorpus::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/headings")).expect("fixture corpus");
+    let terms = vec!["park".to_string()];
+    let first = |heading_weight: f64| {
+        let query = Query { terms: &terms, expression: "\"park\"", k: 2, heading_weight };
+        let lookup = futures::executor::block_on(corpus.lookup(&groundgate::corpus::workspace::Scope::Shared, &query)).unwrap();
+        lookup.hits.iter().map(|h| h.id.clone()).collect::<Vec<_>>()
+    };
+    assert_eq!(first(1.0), ["visitors-01", "notes-01"]);
+    assert_eq!(first(4.0), ["notes-01", "visitors-01"]);
+}

@@ -48,13 +48,20 @@ impl Passage {
         hex(&hasher.finalize())
     }
 
-    /// The normalized terms stored in the full-text index: heading and text.
-    pub fn index_terms(&self) -> String {
-        index_terms(&self.section, &self.text).join(" ")
+    /// The normalized terms of its text: the index's `terms` column.
+    pub fn body_terms(&self) -> String {
+        text::terms(&self.text).join(" ")
+    }
+
+    /// The normalized terms of its heading: the index's `heading` column,
+    /// weighted by `HEADING_WEIGHT` in BM25.
+    pub fn heading_terms(&self) -> String {
+        text::terms(&self.section).join(" ")
     }
 }
 
-/// A passage's index terms, from its heading and text.
+/// All of a passage's index terms, heading and text: what document
+/// frequencies count.
 pub fn index_terms(section: &str, text: &str) -> Vec<String> {
     text::terms(&format!("{section}\n{text}"))
 }

@@ -14,7 +14,8 @@ use crate::api::error::ApiError;
 use crate::corpus::workspace::{self, Scope, WorkspaceState};
 use crate::api::response::Origin;
 use crate::ports::{Corpus, CorpusState};
-use crate::stages::pipeline::{Lookup, StoredHit};
+use crate::stages::pipeline::{Lookup, Query, StoredHit};
+use crate::text;
 use crate::stages::retrieve;
 use crate::corpus::vocabulary::Vocabulary;
 
@@ -52,7 +53,7 @@ impl MemoryCorpus {
             .iter()
             .flat_map(|(name, text)| chunk::chunk_document(name, text))
             .map(|p| {
-                let terms = p.index_terms().split(' ').map(String::from).collect();
+                let terms = chunk::index_terms(&p.section, &p.text);
                 (p, terms)
             })
             .collect();
@@ -82,7 +83,7 @@ impl MemoryCorpus {
             .iter()
             .flat_map(|(name, text)| workspace::plan_upload(id, name, text, &[], &workspace::Limits::default()).map(|p| p.added).unwrap_or_default())
             .map(|p| {
-                let terms = p.index_terms().split(' ').map(String::from).collect();
+                let terms = chunk::index_terms(&p.section, &p.text);
                 (p, terms)
             })
             .collect();
@@ -138,13 +139,17 @@ impl MemoryCorpus {
         shared + own
     }
 
-    fn bm25(&self, scope: &Scope, terms: &[String], passage_terms: &[String]) -> f64 {
+    /// FTS5's BM25 over the `terms` and `heading` columns: a term's frequency
+    /// is its count in the text plus `heading_weight` times its count in the
+    /// heading; the length is the two columns together.
+    fn bm25(&self, scope: &Scope, terms: &[String], passage_terms: &[String], heading: &[String], heading_weight: f64) -> f64 {
         let n = self.passages.len() as f64;
         let len = passage_terms.len() as f64;
         terms
             .iter()
             .map(|t| {
-                let tf = passage_terms.iter().filter(|x| *x == t).count() as f64;
+                let in_heading = heading.iter().filter(|x| *x == t).count() as f64;
+                let tf = passage_terms.iter().filter(|x| *x == t).count() as f64 + (heading_weight - 1.0) * in_heading;
                 let df = f64::from(self.doc_freq(scope, t));
                 let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
                 idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len / self.avg_len))
@@ -182,7 +187,8 @@ impl Corpus for MemoryCorpus {
         Ok(edges)
     }
 
-    async fn lookup(&self, scope: &Scope, terms: &[String], _expression: &str, k: usize) -> Result<Lookup, ApiError> {
+    async fn lookup(&self, scope: &Scope, query: &Query<'_>) -> Result<Lookup, ApiError> {
+        let Query { terms, k, heading_weight, .. } = *query;
         let doc_freqs: Vec<u32> = terms.iter().map(|t| self.doc_freq(scope, t)).collect();
         // As the D1 lookup ranks: over a bounded candidate set, on every
         // term, the candidate-picking terms counted twice.
@@ -191,8 +197,10 @@ impl Corpus for MemoryCorpus {
             .in_scope(scope)
             .filter(|((_, passage_terms), _)| chosen.as_ref().is_none_or(|c| c.iter().any(|t| passage_terms.contains(t))))
             .map(|((p, passage_terms), origin)| {
-                let doubled = chosen.as_ref().map_or(0.0, |c| self.bm25(scope, c, passage_terms));
-                (self.bm25(scope, terms, passage_terms) + doubled, p, origin)
+                // Heading terms count only when they weigh differently from text.
+                let heading = if heading_weight == 1.0 { Vec::new() } else { text::terms(&p.section) };
+                let score = |ts: &[String]| self.bm25(scope, ts, passage_terms, &heading, heading_weight);
+                (score(terms) + chosen.as_deref().map_or(0.0, score), p, origin)
             })
             .filter(|(score, _, _)| *score > 0.0)
             .collect();

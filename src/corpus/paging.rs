@@ -160,8 +160,10 @@ struct Written<'a> {
     text: &'a str,
     hash: String,
     origin: &'a str,
-    /// The index terms, computed once here, so the commit is plain SQL.
+    /// The index terms of its text and of its heading, computed once here,
+    /// so the commit is plain SQL.
     terms: String,
+    heading: String,
     /// What its text refers to, and what it answers to.
     refs: Vec<String>,
     anchors: Vec<String>,
@@ -178,7 +180,8 @@ pub fn staged_rows(plan: &IngestPlan, origin: Origin) -> Result<Vec<String>, Api
             text: &p.text,
             hash: p.content_hash(),
             origin: origin.as_str(),
-            terms: p.index_terms(),
+            terms: p.body_terms(),
+            heading: p.heading_terms(),
             refs: references::references(p),
             anchors: references::anchors(p),
         }),
@@ -332,7 +335,7 @@ mod tests {
         assert!(chunks.iter().all(|c| c.len() <= STATEMENT_BYTES));
         let rows: Vec<serde_json::Value> = chunks.iter().flat_map(|c| serde_json::from_str::<Vec<serde_json::Value>>(c).unwrap()).collect();
         assert_eq!(rows.len(), passages.len() + 1);
-        assert_eq!(rows[0]["terms"], passages[0].index_terms());
+        assert_eq!((&rows[0]["terms"], &rows[0]["heading"]), (&passages[0].body_terms().into(), &passages[0].heading_terms().into()));
         assert_eq!(rows.last().unwrap(), &serde_json::json!({ "id": "gone-01" }));
     }
 

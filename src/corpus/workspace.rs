@@ -154,7 +154,7 @@ impl Scope {
 
     /// `expression`, over the `terms` column, restricted to this scope.
     pub fn restrict(&self, expression: &str) -> String {
-        format!("{} AND terms : ({expression})", self.everything())
+        format!("{} AND {{terms heading}} : ({expression})", self.everything())
     }
 
     /// The version answers in this scope depend on: the shared corpus's, the
@@ -282,7 +282,7 @@ mod tests {
         assert_eq!(Scope::resolve(Reach::Workspace, None).unwrap_err().code(), "bad_request");
 
         let with = Scope::With(a.into());
-        assert_eq!(with.restrict("\"desk\""), "scope : (shared OR w00000000000000aa) AND terms : (\"desk\")");
+        assert_eq!(with.restrict("\"desk\""), "scope : (shared OR w00000000000000aa) AND {terms heading} : (\"desk\")");
         assert_eq!(Scope::Only(a.into()).everything(), "scope : (w00000000000000aa)");
         assert!(with.allows(None) && with.allows(Some(a)) && !with.allows(Some("00000000000000bb")));
         assert!(!Scope::Only(a.into()).allows(None));

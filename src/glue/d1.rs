@@ -14,7 +14,7 @@ use crate::corpus::ingest::{Digest, IngestPlan, StoredPassage};
 use crate::api::response::Origin;
 use crate::corpus::workspace::{self, Scope, WorkspaceState};
 use crate::ports::{Corpus, CorpusState};
-use crate::stages::pipeline::{Lookup, StoredHit};
+use crate::stages::pipeline::{Lookup, Query, StoredHit};
 use crate::stages::retrieve;
 
 /// The `DB` binding.
@@ -166,8 +166,8 @@ impl D1Corpus {
         }
         for passage in plan.added.iter().chain(&plan.updated) {
             batch.push(self.statement(
-                "INSERT INTO passages_fts (id, scope, terms) VALUES (?1, ?2, ?3)",
-                &[passage.id.as_str().into(), scope.as_str().into(), passage.index_terms().into()],
+                "INSERT INTO passages_fts (id, scope, terms, heading) VALUES (?1, ?2, ?3, ?4)",
+                &[passage.id.as_str().into(), scope.as_str().into(), passage.body_terms().into(), passage.heading_terms().into()],
             )?);
         }
         for id in &plan.removed {
@@ -259,7 +259,8 @@ impl Corpus for D1Corpus {
     /// set they bound ([`retrieve::candidate_terms`]). The shared corpus's
     /// size is its stored digest's count and its document frequencies are
     /// rows of `term_stats`; only a workspace's own passages are counted.
-    async fn lookup(&self, scope: &Scope, terms: &[String], expression: &str, k: usize) -> Result<Lookup, ApiError> {
+    async fn lookup(&self, scope: &Scope, query: &Query<'_>) -> Result<Lookup, ApiError> {
+        let Query { terms, expression, k, heading_weight } = *query;
         let workspace = scope.workspace();
         let mut batch = vec![
             self.statement(
@@ -305,13 +306,13 @@ impl Corpus for D1Corpus {
             Some(chosen) => retrieve::bounded_expression(&chosen, expression),
             None => expression.to_string(),
         };
-        // bm25 weighs only `terms` (id 0, scope 0): the scope filter matches every row alike.
+        // bm25 weighs `terms` and `heading` (id 0, scope 0: the scope filter matches every row alike).
         let hits: Vec<HitRow> = self
             .statement(
                 "SELECT p.id, p.doc, p.section, p.text, p.origin FROM passages_fts \
                  JOIN passages p ON p.id = passages_fts.id \
-                 WHERE passages_fts MATCH ?1 ORDER BY bm25(passages_fts, 0.0, 0.0, 1.0), p.id LIMIT ?2",
-                &[scope.restrict(&ranked).into(), JsValue::from(k as u32)],
+                 WHERE passages_fts MATCH ?1 ORDER BY bm25(passages_fts, 0.0, 0.0, 1.0, ?3), p.id LIMIT ?2",
+                &[scope.restrict(&ranked).into(), JsValue::from(k as u32), JsValue::from(heading_weight)],
             )?
             .all()
             .await
@@ -336,7 +337,7 @@ impl D1Corpus {
     fn counts(&self, scope: &Scope, terms: &[String]) -> Result<D1PreparedStatement, ApiError> {
         self.statement(
             "SELECT value AS term, (SELECT count(*) FROM passages_fts WHERE passages_fts MATCH \
-             ?2 || ' AND terms : (\"' || replace(value, '\"', '') || '\")') AS passages FROM json_each(?1)",
+             ?2 || ' AND {terms heading} : (\"' || replace(value, '\"', '') || '\")') AS passages FROM json_each(?1)",
             &[serde_json::to_string(terms).unwrap_or_else(|_| "[]".into()).into(), scope.everything().into()],
         )
     }

@@ -313,10 +313,11 @@ impl Staging {
         }
         for rows in rows {
             batch.push(self.statement(
-                "INSERT INTO staged (ingest, page, id, doc, section, text, hash, origin, terms, refs, anchors) \
+                "INSERT INTO staged (ingest, page, id, doc, section, text, hash, origin, terms, heading, refs, anchors) \
                  SELECT ?1, ?2, json_extract(value, '$.id'), json_extract(value, '$.doc'), json_extract(value, '$.section'), \
                  json_extract(value, '$.text'), json_extract(value, '$.hash'), json_extract(value, '$.origin'), \
-                 json_extract(value, '$.terms'), json_extract(value, '$.refs'), json_extract(value, '$.anchors') FROM json_each(?3)",
+                 json_extract(value, '$.terms'), json_extract(value, '$.heading'), json_extract(value, '$.refs'), \
+                 json_extract(value, '$.anchors') FROM json_each(?3)",
                 &[id.into(), page_arg.clone(), rows.into()],
             )?);
         }
@@ -420,7 +421,7 @@ impl Staging {
              SELECT id, doc, section, text, hash, NULL, origin FROM staged WHERE ingest = ?1 AND hash IS NOT NULL AND true \
              ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, section = excluded.section, text = excluded.text, \
              hash = excluded.hash, origin = excluded.origin",
-            "INSERT INTO passages_fts (id, scope, terms) SELECT id, 'shared', terms FROM staged WHERE ingest = ?1 AND hash IS NOT NULL",
+            "INSERT INTO passages_fts (id, scope, terms, heading) SELECT id, 'shared', terms, heading FROM staged WHERE ingest = ?1 AND hash IS NOT NULL",
             "INSERT INTO term_stats (term, passages) SELECT term, sum(delta) FROM staged_terms WHERE ingest = ?1 GROUP BY term \
              ON CONFLICT (term) DO UPDATE SET passages = passages + excluded.passages",
             "DELETE FROM passage_refs WHERE passage IN (SELECT id FROM staged WHERE ingest = ?1)",

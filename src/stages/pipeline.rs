@@ -59,6 +59,17 @@ pub struct StoredHit {
     pub origin: Origin,
 }
 
+/// One lookup in the corpus: the question's terms and their FTS5 expression,
+/// how many passages to rank, and what a term in a passage's heading weighs
+/// against one in its text (1.0: the same).
+#[derive(Debug, Clone, Copy)]
+pub struct Query<'a> {
+    pub terms: &'a [String],
+    pub expression: &'a str,
+    pub k: usize,
+    pub heading_weight: f64,
+}
+
 /// What one lookup in the corpus returns.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Lookup {
@@ -244,7 +255,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
     async fn retrieve(&self, question: &str, keyed: &[(String, String)], k: usize, meter: &mut Meter) -> Result<Result<Retrieval, ModelError>, ApiError> {
         let terms: Vec<String> = keyed.iter().map(|(t, _)| t.clone()).collect();
         let lookup = match retrieve::match_expression(&terms) {
-            Some(expression) => self.corpus.lookup(&self.scope, &terms, &expression, k).await?,
+            Some(expression) => self.corpus.lookup(&self.scope, &self.query(&terms, &expression, k)).await?,
             None => Lookup::default(),
         };
         let lexical_count = lookup.hits.len();
@@ -284,6 +295,10 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         let keep = hits.len().saturating_sub(fresh.len()).max(1).min(hits.len());
         let note = format!("rewrite: looked up \"{query}\" again, {} new passage{}", fresh.len(), if fresh.len() == 1 { "" } else { "s" });
         Ok(Ok(Some((hits[..keep].iter().cloned().chain(fresh).collect(), note))))
+    }
+
+    fn query<'q>(&self, terms: &'q [String], expression: &'q str, k: usize) -> Query<'q> {
+        Query { terms, expression, k, heading_weight: self.config.heading_weight }
     }
 
     /// One hop: the passages the hits refer to, in the reserved slots.
@@ -394,7 +409,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             }
         }
         let Some(expression) = retrieve::match_expression(&unseen) else { return Ok(()) };
-        let lookup = self.corpus.lookup(&self.scope, &unseen, &expression, 0).await?;
+        let lookup = self.corpus.lookup(&self.scope, &self.query(&unseen, &expression, 0)).await?;
         let never: Vec<&String> = unseen.iter().zip(&lookup.doc_freqs).filter(|(_, df)| **df == 0).map(|(t, _)| t).collect();
         for check in checks.iter_mut() {
             let keyed = text::keyed_terms(&check.text);

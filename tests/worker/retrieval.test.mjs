@@ -70,3 +70,10 @@ test('a rewrite rescues a question on weak evidence; one still refuses; off, the
   const refused = (await ask(off.url, 'When does the Osprey lounge bar open on Sundays?')).body;
   assert.deepEqual([refused.status, refused.reason], ['refused', 'no_evidence']);
 });
+
+test('HEADING_WEIGHT moves a heading match up: the text that repeats the word ranks first at 1, the heading at 4', async () => {
+  const fixture = join(ROOT, 'tests', 'fixtures', 'headings');
+  const order = async (worker) => (await (await fetch(`${worker.url}/search?q=parking&k=2`)).json()).results.map((r) => r.passageId);
+  assert.deepEqual(await order(await workerWith({}, fixture)), ['visitors-01', 'notes-01']);
+  assert.deepEqual(await order(await workerWith({ HEADING_WEIGHT: '4' }, fixture)), ['notes-01', 'visitors-01']);
+});
