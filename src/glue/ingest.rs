@@ -12,7 +12,7 @@ use worker::wasm_bindgen::JsValue;
 use worker::{D1PreparedStatement, Env, Request, Response};
 
 use super::admin::require_admin;
-use super::d1::{database, dependency, D1Corpus};
+use super::d1::{database, dependency, Count, D1Corpus};
 use super::ledger::D1Ledger;
 use super::ports::workers_ai;
 use super::{config, json, new_request_id, read_json_body, vectorize, vectors};
@@ -144,11 +144,6 @@ pub struct Committed {
 
 /// References nothing in the corpus answers to.
 const UNRESOLVED: &str = "FROM passage_refs r WHERE NOT EXISTS (SELECT 1 FROM passage_anchors a WHERE a.anchor = r.target)";
-
-#[derive(Deserialize)]
-struct Count {
-    n: u32,
-}
 
 #[derive(Deserialize)]
 struct IngestRow {
