@@ -180,13 +180,18 @@ function finishStages() {
 
 let popoverOwner = null;
 
+// A PDF passage's page, as the worker reports it.
+function pageOf(passage) {
+  return passage.page ? `, page ${passage.page}` : '';
+}
+
 function showPopover(button, citation, n) {
   const head = el('p', 'pop-head', `[${n}] ${citation.passageId}`);
   const badge = originBadge(citation.origin);
   if (badge) head.append(' ', badge);
   popover.replaceChildren(
     head,
-    el('p', 'pop-where', `${citation.doc} › ${citation.section}`),
+    el('p', 'pop-where', `${citation.doc} › ${citation.section}${pageOf(citation)}`),
     el('blockquote', 'pop-snippet', citation.snippet),
   );
   popover.hidden = false;
@@ -297,7 +302,7 @@ function retrievedList(retrieval, open) {
   const list = el('ol');
   for (const r of retrieval) {
     const item = el('li');
-    const head = el('p', 'passage-head', `${r.passageId} · ${r.doc} › ${r.section} · score ${r.score.toFixed(3)}`);
+    const head = el('p', 'passage-head', `${r.passageId} · ${r.doc} › ${r.section}${pageOf(r)} · score ${r.score.toFixed(3)}`);
     const badge = originBadge(r.origin);
     if (badge) head.append(' ', badge);
     item.append(head, el('p', 'passage-text', r.text));
@@ -666,7 +671,7 @@ dd { margin: 0; }
 }`;
 
 function passageHtml(p) {
-  return `<div class="passage"><p><code>${esc(p.passageId)}</code> · ${esc(p.doc)} › ${esc(p.section)}`
+  return `<div class="passage"><p><code>${esc(p.passageId)}</code> · ${esc(p.doc)} › ${esc(p.section)}${esc(pageOf(p))}`
     + `${p.score !== undefined ? ` · score ${esc(fixed(p.score, 3))}` : ''}`
     + ` · <span class="origin origin-${esc(p.origin || 'corpus')}">${esc(originName(p.origin))}</span></p>`
     + `<p class="passage-text">${esc(p.text)}</p></div>`;

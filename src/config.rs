@@ -33,6 +33,8 @@ impl Engine {
 pub const DEFAULT_EMBEDDING_MODEL: &str = "@cf/baai/bge-base-en-v1.5";
 pub const DEFAULT_GENERATION_MODEL: &str = "@cf/meta/llama-3.3-70b-instruct-fp8-fast";
 pub const DEFAULT_JUDGE_MODEL: &str = "@cf/mistralai/mistral-small-3.1-24b-instruct";
+/// The query rewrite's model: a small one, since it only rewords a question.
+pub const DEFAULT_REWRITE_MODEL: &str = "@cf/meta/llama-3.2-3b-instruct";
 
 /// Neurons per million (input, output) tokens of the default models, from the
 /// Workers AI pricing page; `PRICES` overrides or extends them.
@@ -41,6 +43,7 @@ fn default_prices() -> Vec<(String, Price)> {
         (DEFAULT_EMBEDDING_MODEL.into(), Price { input: 6058.0, output: 0.0 }),
         (DEFAULT_GENERATION_MODEL.into(), Price { input: 26668.0, output: 204805.0 }),
         (DEFAULT_JUDGE_MODEL.into(), Price { input: 31876.0, output: 50488.0 }),
+        (DEFAULT_REWRITE_MODEL.into(), Price { input: 4625.0, output: 30475.0 }),
     ]
 }
 
@@ -93,7 +96,9 @@ pub struct Config {
     pub embedding_dimensions: usize,
     pub generation_model: String,
     pub judge_model: String,
-    /// `max_tokens` of every generation and judge call.
+    /// Rewrites the question once when the evidence is weak (`REWRITE_MODEL`).
+    pub rewrite_model: String,
+    /// `max_tokens` of every generation, judge and rewrite call.
     pub max_tokens: u32,
     /// Evidence gate (Workers AI): the best vector match must score at least this.
     pub vector_min_score: f64,
@@ -119,8 +124,9 @@ pub struct Config {
     pub workspaces: Limits,
     /// Queue refused questions for an operator (`REVIEW_INBOX = "on"`).
     pub review_inbox: bool,
-    /// On weak evidence, look up the question's uncovered words once more
-    /// before refusing (`QUERY_REWRITE = "off"` turns it off).
+    /// On weak evidence, rewrite the question once and look it up again
+    /// before refusing: its uncovered words on the local engine, the
+    /// rewrite model's query on Workers AI (`QUERY_REWRITE = "off"` turns it off).
     pub query_rewrite: bool,
     /// How long a queued question is kept untouched before the cron prunes it.
     pub review_retention_days: u32,
@@ -153,6 +159,7 @@ impl Default for Config {
             embedding_dimensions: 768,
             generation_model: DEFAULT_GENERATION_MODEL.into(),
             judge_model: DEFAULT_JUDGE_MODEL.into(),
+            rewrite_model: DEFAULT_REWRITE_MODEL.into(),
             max_tokens: 512,
             vector_min_score: 0.55,
             ai_timeout_ms: 20_000,
@@ -212,6 +219,7 @@ impl Config {
             embedding_dimensions: parse(&var, "EMBEDDING_DIMENSIONS", d.embedding_dimensions, 1, 8192)?,
             generation_model: text(&var, "GENERATION_MODEL").unwrap_or(d.generation_model),
             judge_model: text(&var, "JUDGE_MODEL").unwrap_or(d.judge_model),
+            rewrite_model: text(&var, "REWRITE_MODEL").unwrap_or(d.rewrite_model),
             max_tokens: parse(&var, "MAX_TOKENS", d.max_tokens, 16, 4096)?,
             vector_min_score: parse(&var, "VECTOR_MIN_SCORE", d.vector_min_score, -1.0, 1.0)?,
             ai_timeout_ms: parse(&var, "AI_TIMEOUT_MS", d.ai_timeout_ms, 100, 120_000)?,
@@ -232,7 +240,7 @@ impl Config {
             query_rewrite: var("QUERY_REWRITE").is_none_or(|v| v.trim() != "off"),
             review_retention_days: parse(&var, "REVIEW_RETENTION_DAYS", d.review_retention_days, 1, 3650)?,
         };
-        for model in [&config.embedding_model, &config.generation_model, &config.judge_model] {
+        for model in [&config.embedding_model, &config.generation_model, &config.judge_model, &config.rewrite_model] {
             if !config.prices.iter().any(|(m, _)| m == model) {
                 return Err(ApiError::Misconfigured(format!("PRICES has no price for {model}")));
             }
@@ -263,8 +271,8 @@ impl Config {
         );
         if self.engine == Engine::WorkersAi {
             fingerprint += &format!(
-                " embed={} gen={} judge={} max_tokens={} vector_floor={}",
-                self.embedding_model, self.generation_model, self.judge_model, self.max_tokens, self.vector_min_score
+                " embed={} gen={} judge={} rewrite={} max_tokens={} vector_floor={}",
+                self.embedding_model, self.generation_model, self.judge_model, self.rewrite_model, self.max_tokens, self.vector_min_score
             );
         }
         fingerprint

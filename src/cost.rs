@@ -105,8 +105,8 @@ impl Worst {
 /// The most one request can cost on the Workers AI engine, in whole neurons
 /// (rounded up: reservations add and subtract exactly in D1). Every call the
 /// pipeline can make, each at its largest prompt and its `max_tokens`: the
-/// question's embedding and the rewrite's, a generation and its one repair,
-/// the judge's one call and its one repair. Built from the real prompt builders on the largest
+/// question's embedding, the rewrite's call and its query's embedding, a
+/// generation and its one repair, the judge's one call and its one repair. Built from the real prompt builders on the largest
 /// inputs the request's bounds allow, so it cannot drift from the prompts.
 pub fn request_upper_bound(config: &Config) -> f64 {
     // A prompt carries the top hits and the passages they refer to.
@@ -118,12 +118,14 @@ pub fn request_upper_bound(config: &Config) -> f64 {
         let price = price(config, model);
         neurons(price, call_bound(&messages, config.max_tokens)) + neurons(price, call_bound(&repair, config.max_tokens))
     };
-    // The question's embedding, and the rewrite's (its words, at most the question).
-    let embeddings = if config.query_rewrite { 2.0 } else { 1.0 };
-    (embeddings * neurons(price(config, &config.embedding_model), embed_bound(&worst.question))
-        + chat(&config.generation_model, generation, prompts::ANSWER_SHAPE)
-        + chat(&config.judge_model, judge, prompts::JUDGE_SHAPE))
-    .ceil()
+    // The question's embedding; with the rewrite, its one call (no repair)
+    // and its query's embedding (at most a question's length).
+    let embedding = neurons(price(config, &config.embedding_model), embed_bound(&worst.question));
+    let rewrite = match config.query_rewrite {
+        true => embedding + neurons(price(config, &config.rewrite_model), call_bound(&prompts::rewrite_messages(&worst.question, &worst.hits), config.max_tokens)),
+        false => 0.0,
+    };
+    (embedding + rewrite + chat(&config.generation_model, generation, prompts::ANSWER_SHAPE) + chat(&config.judge_model, judge, prompts::JUDGE_SHAPE)).ceil()
 }
 
 /// The most one `GET /search` can cost: the query's embedding.
@@ -161,6 +163,7 @@ mod tests {
         assert!(request_upper_bound(&Config { max_tokens: config.max_tokens * 2, ..config.clone() }) > bound);
         assert!(request_upper_bound(&Config { top_k: config.top_k + 1, ..config.clone() }) > bound);
         assert!(search_upper_bound(&config) < bound);
+        assert!(request_upper_bound(&Config { query_rewrite: false, ..config.clone() }) < bound, "the rewrite is counted");
     }
 
     /// Tokens are bounded by bytes: an emoji question is four times an ASCII one.

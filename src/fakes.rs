@@ -344,7 +344,14 @@ impl Models for ScriptedModels {
         }
         let prompt = messages.iter().map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n");
         let passages = fenced(&prompt);
-        let text = if messages[0].content.starts_with("You answer questions") {
+        let text = if messages[0].content.starts_with("You turn a question") {
+            // A careful rewriter: the question's words and the headings' that share one.
+            let question = prompt.rsplit("Question: ").next().unwrap_or_default();
+            let words = crate::text::terms(question);
+            let headings = prompt.split("<heading>").skip(1).filter_map(|h| h.split("</heading>").next());
+            let related: Vec<&str> = headings.filter(|h| crate::text::terms(h).iter().any(|t| words.contains(t))).collect();
+            serde_json::json!({ "query": format!("{question} {}", related.join(" ")) })
+        } else if messages[0].content.starts_with("You answer questions") {
             let first = passages.first().and_then(|(id, text)| Some((id.clone(), crate::text::sentences(text).first()?.to_string())));
             match first {
                 Some((id, sentence)) => serde_json::json!({ "answer": sentence, "citations": [id] }),

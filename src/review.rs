@@ -154,6 +154,7 @@ mod tests {
             text: "A private office requires a minimum term of 6 months.".into(),
             origin: Default::default(),
             via: None,
+            page: None,
         }];
         AskResponse {
             request_id: "r".into(),

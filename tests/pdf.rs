@@ -2,9 +2,9 @@
 //! on lopdf's writer agreeing with its own reader.
 
 use groundgate::api::error::DocumentError;
-use groundgate::corpus::pdf::{extract, MAX_PAGES};
+use groundgate::corpus::pdf::{extract, Page, MAX_PAGES};
 
-fn unreadable(result: Result<String, DocumentError>) -> bool {
+fn unreadable(result: Result<Vec<Page>, DocumentError>) -> bool {
     matches!(result, Err(DocumentError::UnreadablePdf(_)))
 }
 
@@ -97,12 +97,12 @@ fn image_only() -> Vec<u8> {
     )
 }
 
+/// Both pages in order, each with its number.
 #[test]
-fn two_pages_in_order_separated_by_blank_line() {
-    assert_eq!(
-        extract(&two_pages()).unwrap(),
-        "The Larkport ferry leaves at 7:15 am.\n\nTickets are sold on board."
-    );
+fn two_pages_in_order_with_their_numbers() {
+    let pages = extract(&two_pages()).unwrap();
+    let read: Vec<(u32, &str)> = pages.iter().map(|p| (p.number, p.text.as_str())).collect();
+    assert_eq!(read, [(1, "The Larkport ferry leaves at 7:15 am."), (2, "Tickets are sold on board.")]);
 }
 
 #[test]
@@ -122,7 +122,7 @@ fn flate_compressed_content_is_read() {
         ],
         "",
     );
-    assert_eq!(extract(&bytes).unwrap(), "The Larkport ferry");
+    assert_eq!(extract(&bytes).unwrap()[0].text, "The Larkport ferry");
 }
 
 #[test]
@@ -205,8 +205,9 @@ fn page_cap_stops_at_max_pages() {
         stream("", b"BT /F1 12 Tf 72 720 Td (Same page.) Tj ET"),
     ];
     objects.extend((0..n).map(|_| page(4, "<< /Font << /F1 3 0 R >> >>")));
-    let text = extract(&pdf(&objects, "")).unwrap();
-    assert_eq!(text.matches("Same page.").count(), MAX_PAGES);
+    let pages = extract(&pdf(&objects, "")).unwrap();
+    assert_eq!(pages.iter().filter(|p| p.text == "Same page.").count(), MAX_PAGES);
+    assert_eq!(pages.last().map(|p| p.number), Some(MAX_PAGES as u32));
 }
 
 /// xorshift64: deterministic, so a failure reproduces, and no rand dependency.

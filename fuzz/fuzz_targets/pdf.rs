@@ -7,7 +7,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     match extract(data) {
-        Ok(text) => assert!(!text.trim().is_empty()),
+        Ok(pages) => assert!(!pages.is_empty() && pages.iter().all(|p| !p.text.trim().is_empty() && p.number >= 1)),
         Err(DocumentError::UnreadablePdf(_) | DocumentError::NoText) => {}
         Err(other) => panic!("unexpected refusal {other:?}"),
     }

@@ -111,6 +111,9 @@ pub struct Citation {
     pub snippet: String,
     #[serde(default)]
     pub origin: Origin,
+    /// The PDF page the passage was read from (an upload's `doc:page:NN`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<u32>,
 }
 
 /// Where a passage came from: the corpus as ingested, a visitor's upload (a
@@ -182,6 +185,9 @@ pub struct Retrieved {
     /// Reached by following a reference from this passage (one hop), not by search.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub via: Option<String>,
+    /// The PDF page the passage was read from (an upload's `doc:page:NN`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<u32>,
 }
 
 /// Whether the answer was served from the cache, and from which tier.

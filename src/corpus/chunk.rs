@@ -4,7 +4,9 @@
 //! is split on paragraphs, an over-long paragraph on sentences, and an
 //! over-long sentence between words. A passage's id is `{doc-stem}-{NN}`, NN
 //! its 1-based ordinal in the document, so ids are readable and stay put while
-//! earlier sections keep their size.
+//! earlier sections keep their size. A PDF's passages are numbered per page,
+//! `{doc-stem}:{page}:{NN}`, so an id (and a citation) says where to look; a
+//! stem never holds a colon, so the page is read back from the id alone.
 //!
 //! Every size here is a hard bound, in bytes of UTF-8: a passage's text, its
 //! heading and its document stem never exceed their maximum, whatever the
@@ -25,7 +27,7 @@ pub const MAX_STEM_CHARS: usize = 64;
 /// One retrievable unit of a document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Passage {
-    /// `{doc-stem}-{NN}`.
+    /// `{doc-stem}-{NN}`, or `{doc-stem}:{page}:{NN}` for a PDF's.
     pub id: String,
     /// The document stem (`pricing` for `pricing.md`).
     pub doc: String,
@@ -98,6 +100,13 @@ fn truncate(text: &str, max: usize) -> &str {
 
 /// Splits one Markdown document into passages.
 pub fn chunk_document(file_name: &str, markdown: &str) -> Vec<Passage> {
+    chunk_within(file_name, markdown, MAX_PASSAGE_CHARS)
+}
+
+/// [`chunk_document`] with passages of at most `max` bytes (never more than
+/// [`MAX_PASSAGE_CHARS`]): what `scripts/bench-retrieval` sweeps.
+pub fn chunk_within(file_name: &str, markdown: &str, max: usize) -> Vec<Passage> {
+    let max = max.clamp(1, MAX_PASSAGE_CHARS);
     let doc = doc_stem(file_name);
     let mut title = doc.clone();
     let mut sections: Vec<(String, Vec<String>)> = Vec::new();
@@ -123,12 +132,48 @@ pub fn chunk_document(file_name: &str, markdown: &str) -> Vec<Passage> {
 
     let mut passages = Vec::new();
     for (section, paragraphs) in sections {
-        for text in pack(&paragraphs) {
+        for text in pack(&paragraphs, max) {
             let id = format!("{doc}-{:02}", passages.len() + 1);
             passages.push(Passage { id, doc: doc.clone(), section: section.clone(), text });
         }
     }
     passages
+}
+
+/// A PDF's pages as passages, numbered per page (`{doc}:{page}:{NN}`); each
+/// page is plain text under the document's title.
+pub fn chunk_pages<'a>(file_name: &str, pages: impl Iterator<Item = (u32, &'a str)>) -> Vec<Passage> {
+    let doc = doc_stem(file_name);
+    pages
+        .flat_map(|(page, text)| {
+            let doc = doc.clone();
+            chunk_document(file_name, &plain_text(&doc, text))
+                .into_iter()
+                .enumerate()
+                .map(move |(i, p)| Passage { id: format!("{doc}:{page}:{:02}", i + 1), ..p })
+        })
+        .collect()
+}
+
+/// Plain text as Markdown: under a `title`, its lines' leading `#`s dropped
+/// so that none reads as a heading.
+pub fn plain_text(title: &str, text: &str) -> String {
+    let body: Vec<&str> = text.lines().map(|l| l.trim_start().trim_start_matches('#')).collect();
+    format!("# {title}\n\n{}", body.join("\n"))
+}
+
+/// The page a PDF passage's id names (`…:{page}:{NN}`); `None` for others.
+pub fn page_of(id: &str) -> Option<u32> {
+    let mut parts = id.rsplitn(3, ':');
+    let (_ordinal, page, _doc) = (parts.next()?, parts.next()?, parts.next()?);
+    page.parse().ok()
+}
+
+/// Whether a passage is its document's first: what a link to the document
+/// (`[terms](pricing.md)`) lands on.
+pub fn opens_document(passage: &Passage) -> bool {
+    let id = passage.id.as_str();
+    id.ends_with(&format!("{}-01", passage.doc)) || id.ends_with(&format!("{}:1:01", passage.doc))
 }
 
 fn flush_paragraph(paragraph: &mut String, sections: &mut Vec<(String, Vec<String>)>, title: &str) {
@@ -143,48 +188,50 @@ fn flush_paragraph(paragraph: &mut String, sections: &mut Vec<(String, Vec<Strin
     }
 }
 
-/// Packs paragraphs into passages of at most [`MAX_PASSAGE_CHARS`].
-fn pack(paragraphs: &[String]) -> Vec<String> {
+/// Packs paragraphs into passages of at most `max` bytes.
+fn pack(paragraphs: &[String], max: usize) -> Vec<String> {
     let pieces = paragraphs.iter().flat_map(|p| {
-        if p.len() <= MAX_PASSAGE_CHARS {
+        if p.len() <= max {
             vec![p.clone()]
         } else {
-            pack_sentences(p)
+            pack_sentences(p, max)
         }
     });
-    pack_pieces(pieces, "\n\n")
+    pack_pieces(pieces, "\n\n", max)
 }
 
-fn pack_sentences(paragraph: &str) -> Vec<String> {
-    pack_pieces(text::sentences(paragraph).into_iter().flat_map(split_words), " ")
+fn pack_sentences(paragraph: &str, max: usize) -> Vec<String> {
+    pack_pieces(text::sentences(paragraph).into_iter().flat_map(|s| split_words(s, max)), " ", max)
 }
 
 /// An over-long sentence, split between words (a word longer than the whole
 /// limit is cut at a character boundary): quoting a fragment is better than
 /// a passage that breaks the size every bound relies on.
-fn split_words(sentence: &str) -> Vec<String> {
-    if sentence.len() <= MAX_PASSAGE_CHARS {
+fn split_words(sentence: &str, max: usize) -> Vec<String> {
+    if sentence.len() <= max {
         return vec![sentence.to_string()];
     }
     let mut words: Vec<&str> = Vec::new();
     for word in sentence.split_whitespace() {
         let mut rest = word;
-        while rest.len() > MAX_PASSAGE_CHARS {
-            let head = truncate(rest, MAX_PASSAGE_CHARS);
+        while rest.len() > max {
+            let head = truncate(rest, max);
+            // A character wider than `max` bytes: take it whole rather than loop.
+            let head = if head.is_empty() { &rest[..rest.chars().next().map_or(rest.len(), char::len_utf8)] } else { head };
             words.push(head);
             rest = &rest[head.len()..];
         }
         words.push(rest);
     }
-    pack_pieces(words.into_iter().map(String::from), " ")
+    pack_pieces(words.into_iter().map(String::from), " ", max)
 }
 
-/// Joins pieces with `separator` into runs of at most [`MAX_PASSAGE_CHARS`].
-fn pack_pieces(pieces: impl Iterator<Item = String>, separator: &str) -> Vec<String> {
+/// Joins pieces with `separator` into runs of at most `max` bytes.
+fn pack_pieces(pieces: impl Iterator<Item = String>, separator: &str, max: usize) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for piece in pieces {
         match out.last_mut() {
-            Some(last) if last.len() + separator.len() + piece.len() <= MAX_PASSAGE_CHARS => {
+            Some(last) if last.len() + separator.len() + piece.len() <= max => {
                 last.push_str(separator);
                 last.push_str(&piece);
             }

@@ -79,6 +79,16 @@ pub struct IngestPlan {
     pub delta: Digest,
 }
 
+impl IngestPlan {
+    /// Writes the unchanged passages of `incoming` again, as updates: their
+    /// references and anchors are derived anew (the corpus's reference words
+    /// changed) while the digest, which their hashes make, stays as it is.
+    pub fn restage(&mut self, incoming: &[Passage]) {
+        let unchanged = std::mem::take(&mut self.unchanged);
+        self.updated.extend(incoming.iter().filter(|p| unchanged.contains(&p.id)).cloned());
+    }
+}
+
 /// Diffs `incoming` against `stored`. Stored passages of the documents in `scope`
 /// that are not incoming are removed; with `complete`, every stored passage that is
 /// not incoming is, except an operator's approved answers, which only an

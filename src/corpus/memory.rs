@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::corpus::chunk::{self, Passage};
-use crate::corpus::references;
+use crate::corpus::references::{self, Patterns};
 use crate::api::error::ApiError;
 use crate::corpus::workspace::{self, Scope, WorkspaceState};
 use crate::api::response::Origin;
@@ -49,9 +49,14 @@ pub struct MemoryCorpus {
 impl MemoryCorpus {
     /// Chunks `(file name, markdown)` documents.
     pub fn new(documents: &[(String, String)]) -> MemoryCorpus {
+        MemoryCorpus::chunked(documents, chunk::MAX_PASSAGE_CHARS)
+    }
+
+    /// Chunks documents into passages of at most `max` bytes.
+    pub fn chunked(documents: &[(String, String)], max: usize) -> MemoryCorpus {
         let passages: Vec<Indexed> = documents
             .iter()
-            .flat_map(|(name, text)| chunk::chunk_document(name, text))
+            .flat_map(|(name, text)| chunk::chunk_within(name, text, max))
             .map(|p| {
                 let terms = chunk::index_terms(&p.section, &p.text);
                 (p, terms)
@@ -68,12 +73,7 @@ impl MemoryCorpus {
         }
         let total: usize = passages.iter().map(|(_, t)| t.len()).sum();
         let avg_len = total as f64 / passages.len().max(1) as f64;
-        let mut anchors: HashMap<String, Vec<usize>> = HashMap::new();
-        for (i, (p, _)) in passages.iter().enumerate() {
-            for key in references::anchors(p) {
-                anchors.entry(key).or_default().push(i);
-            }
-        }
+        let anchors = anchor_index(&passages, &Patterns::default());
         MemoryCorpus { passages, doc_freqs, avg_len, anchors, vocabulary: Vocabulary::default(), workspaces: Vec::new() }
     }
 
@@ -81,7 +81,7 @@ impl MemoryCorpus {
     pub fn with_workspace(mut self, id: &str, secret: &str, documents: &[(String, String)], expires_at: u64) -> MemoryCorpus {
         let passages: Vec<Indexed> = documents
             .iter()
-            .flat_map(|(name, text)| workspace::plan_upload(id, name, text, &[], &workspace::Limits::default()).map(|p| p.added).unwrap_or_default())
+            .flat_map(|(name, text)| workspace::plan_upload(id, name, &workspace::Document::Markdown(text.clone()), &[], &workspace::Limits::default()).map(|p| p.added).unwrap_or_default())
             .map(|p| {
                 let terms = chunk::index_terms(&p.section, &p.text);
                 (p, terms)
@@ -103,14 +103,20 @@ impl MemoryCorpus {
         self.workspaces.iter().filter(move |w| scope.allows(Some(&w.state.id)))
     }
 
-    /// The same corpus with a vocabulary.
+    /// The same corpus with a vocabulary (its reference words re-anchor it).
     pub fn with_vocabulary(self, vocabulary: Vocabulary) -> MemoryCorpus {
-        MemoryCorpus { vocabulary, ..self }
+        let anchors = anchor_index(&self.passages, &Patterns::new(&vocabulary.references));
+        MemoryCorpus { vocabulary, anchors, ..self }
     }
 
     /// Loads every `*.md` file of `dir` except [`NOT_CORPUS`], and its
     /// [`VOCABULARY_FILE`] if there is one, as `scripts/ingest` does.
     pub fn load(dir: &Path) -> std::io::Result<MemoryCorpus> {
+        MemoryCorpus::load_chunked(dir, chunk::MAX_PASSAGE_CHARS)
+    }
+
+    /// [`MemoryCorpus::load`] with passages of at most `max` bytes.
+    pub fn load_chunked(dir: &Path, max: usize) -> std::io::Result<MemoryCorpus> {
         let mut documents = Vec::new();
         for entry in std::fs::read_dir(dir)? {
             let path = entry?.path();
@@ -125,7 +131,7 @@ impl MemoryCorpus {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vocabulary::default(),
             Err(e) => return Err(e),
         };
-        Ok(MemoryCorpus::new(&documents).with_vocabulary(vocabulary))
+        Ok(MemoryCorpus::chunked(&documents, max).with_vocabulary(vocabulary))
     }
 
     pub fn passages(&self) -> impl Iterator<Item = &Passage> {
@@ -158,6 +164,17 @@ impl MemoryCorpus {
     }
 }
 
+/// Shared passages by the anchors they answer to (their indexes).
+fn anchor_index(passages: &[Indexed], patterns: &Patterns) -> HashMap<String, Vec<usize>> {
+    let mut anchors: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, (p, _)) in passages.iter().enumerate() {
+        for key in references::anchors(p, patterns) {
+            anchors.entry(key).or_default().push(i);
+        }
+    }
+    anchors
+}
+
 impl Corpus for MemoryCorpus {
     async fn state(&self) -> Result<CorpusState, ApiError> {
         let hashes = self.passages.iter().map(|(p, _)| (p.id.clone(), p.content_hash())).collect();
@@ -174,12 +191,26 @@ impl Corpus for MemoryCorpus {
     }
 
     async fn references(&self, scope: &Scope, from: &[String]) -> Result<Vec<(String, StoredHit)>, ApiError> {
+        // A reference resolves among its own documents: a shared passage's
+        // in the shared corpus (with its vocabulary's words), an upload's in
+        // its workspace (general words only), as the D1 keys are scoped.
+        let shared_patterns = Patterns::new(&self.vocabulary.references);
+        let general = Patterns::default();
         let mut edges: Vec<(String, StoredHit)> = Vec::new();
-        for ((p, _), _) in self.in_scope(scope).filter(|((p, _), _)| from.contains(&p.id)) {
-            for key in references::references(p) {
-                let shared = self.anchors.get(&key).into_iter().flatten().filter(|_| scope.allows(None)).map(|&i| (&self.passages[i].0, Origin::Corpus));
-                let own = self.workspaces_in(scope).flat_map(|w| w.passages.iter()).filter(|(q, _)| references::anchors(q).contains(&key)).map(|(q, _)| (q, Origin::Upload));
-                edges.extend(shared.chain(own).filter(|(q, _)| q.id != p.id).map(|(q, origin)| (p.id.clone(), stored(q, origin))));
+        if scope.allows(None) {
+            for (p, _) in self.passages.iter().filter(|(p, _)| from.contains(&p.id)) {
+                for key in references::references(p, &shared_patterns) {
+                    let targets = self.anchors.get(&key).into_iter().flatten().map(|&i| &self.passages[i].0);
+                    edges.extend(targets.filter(|q| q.id != p.id).map(|q| (p.id.clone(), stored(q, Origin::Corpus))));
+                }
+            }
+        }
+        for w in self.workspaces_in(scope) {
+            for (p, _) in w.passages.iter().filter(|(p, _)| from.contains(&p.id)) {
+                for key in references::references(p, &general) {
+                    let targets = w.passages.iter().map(|(q, _)| q).filter(|q| q.id != p.id && references::anchors(q, &general).contains(&key));
+                    edges.extend(targets.map(|q| (p.id.clone(), stored(q, Origin::Upload))));
+                }
             }
         }
         edges.sort_by(|a, b| (&a.0, &a.1.id).cmp(&(&b.0, &b.1.id)));

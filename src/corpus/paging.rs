@@ -23,7 +23,7 @@ use crate::api::error::ApiError;
 use crate::api::response::Origin;
 use crate::corpus::chunk::{self, Passage};
 use crate::corpus::ingest::{Document, IngestPlan};
-use crate::corpus::references;
+use crate::corpus::references::{self, Patterns};
 use crate::corpus::vocabulary::Vocabulary;
 
 /// Largest page body.
@@ -171,7 +171,7 @@ struct Written<'a> {
 
 /// A plan's changes as JSON arrays of staged rows, each at most
 /// [`STATEMENT_BYTES`].
-pub fn staged_rows(plan: &IngestPlan, origin: Origin) -> Result<Vec<String>, ApiError> {
+pub fn staged_rows(plan: &IngestPlan, origin: Origin, patterns: &Patterns) -> Result<Vec<String>, ApiError> {
     let written = plan.added.iter().chain(&plan.updated).map(|p| StagedRow {
         id: &p.id,
         passage: Some(Written {
@@ -182,8 +182,8 @@ pub fn staged_rows(plan: &IngestPlan, origin: Origin) -> Result<Vec<String>, Api
             origin: origin.as_str(),
             terms: p.body_terms(),
             heading: p.heading_terms(),
-            refs: references::references(p),
-            anchors: references::anchors(p),
+            refs: references::references(p, patterns),
+            anchors: references::anchors(p, patterns),
         }),
     });
     let removed = plan.removed.iter().map(|id| StagedRow { id, passage: None });
@@ -331,7 +331,7 @@ mod tests {
         let stored = vec![StoredPassage { id: "gone-01".into(), doc: "gone".into(), hash: "h".into(), origin: Origin::Corpus }];
         let scope = BTreeSet::from(["long".to_string(), "gone".to_string()]);
         let plan = plan(&stored, passages.clone(), &scope, false, &Vocabulary::default());
-        let chunks = staged_rows(&plan, Origin::Corpus).unwrap();
+        let chunks = staged_rows(&plan, Origin::Corpus, &Patterns::default()).unwrap();
         assert!(chunks.iter().all(|c| c.len() <= STATEMENT_BYTES));
         let rows: Vec<serde_json::Value> = chunks.iter().flat_map(|c| serde_json::from_str::<Vec<serde_json::Value>>(c).unwrap()).collect();
         assert_eq!(rows.len(), passages.len() + 1);
@@ -343,7 +343,7 @@ mod tests {
     fn a_page_over_the_statement_budget_is_refused() {
         let text: String = (0..4000).map(|i| format!("## Part {i}\n\n{}\n\n", "word ".repeat(200))).collect();
         let plan = plan(&[], chunk::chunk_document("huge.md", &text), &BTreeSet::new(), false, &Vocabulary::default());
-        let rows = staged_rows(&plan, Origin::Corpus).unwrap();
+        let rows = staged_rows(&plan, Origin::Corpus, &Patterns::default()).unwrap();
         assert!(matches!(check_statements(&rows, &[]), Err(ApiError::PageTooLarge { .. })));
         assert!(check_statements(&rows[..MAX_PAGE_STATEMENTS], &[]).is_ok());
     }

@@ -15,9 +15,16 @@ pub const MAX_PAGES: usize = 200;
 /// no real page's content comes near 16 MiB.
 pub const MAX_STREAM_BYTES: usize = 16 * 1024 * 1024;
 
-/// The text of the first [`MAX_PAGES`] pages, in page order, pages separated
-/// by a blank line; pages with no text are skipped.
-pub fn extract(bytes: &[u8]) -> Result<String, DocumentError> {
+/// The text of one page, and its number (1-based, as a reader counts them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    pub number: u32,
+    pub text: String,
+}
+
+/// The text of the first [`MAX_PAGES`] pages, in page order; pages with no
+/// text are skipped.
+pub fn extract(bytes: &[u8]) -> Result<Vec<Page>, DocumentError> {
     let unreadable = || DocumentError::UnreadablePdf("it is malformed or truncated".into());
     let encrypted = || DocumentError::UnreadablePdf("it is encrypted; upload an unprotected copy".into());
     let options = LoadOptions { max_decompressed_size: Some(MAX_STREAM_BYTES), ..Default::default() };
@@ -37,7 +44,7 @@ pub fn extract(bytes: &[u8]) -> Result<String, DocumentError> {
     if pages.is_empty() {
         return Err(unreadable());
     }
-    let mut out: Vec<String> = Vec::new();
+    let mut out: Vec<Page> = Vec::new();
     let mut failed = false;
     for (page, id) in pages {
         // A page or content stream the file lacks (a truncated upload) would
@@ -56,11 +63,11 @@ pub fn extract(bytes: &[u8]) -> Result<String, DocumentError> {
         }
         let text = text.trim();
         if !text.is_empty() {
-            out.push(text.to_owned());
+            out.push(Page { number: page, text: text.to_owned() });
         }
     }
     match (out.is_empty(), failed) {
-        (false, _) => Ok(out.join("\n\n")),
+        (false, _) => Ok(out),
         // Nothing read and something failed: the text may be there, unreadable.
         (true, true) => Err(unreadable()),
         (true, false) => Err(DocumentError::NoText),

@@ -7,6 +7,10 @@
 //!   in …") naming a heading, capitalized or quoted;
 //! - Markdown links to another document (`pricing.md`) or heading (`#hours`).
 //!
+//! A corpus with wording of its own ("Rule 7", "pursuant to Exhibit C")
+//! names its extra reference words in its vocabulary file
+//! ([`ReferenceWords`]); they add to the general ones.
+//!
 //! A passage is known by its anchors: its heading's number, its heading's
 //! words, and (the first passage of a document) its document. A reference is
 //! a key of the same form. Keys are resolved against anchors only when
@@ -15,6 +19,7 @@
 //! error.
 
 use crate::corpus::chunk::{self, Passage};
+use crate::corpus::vocabulary::ReferenceWords;
 use crate::text;
 
 /// Words that introduce a reference by number; the number alone is the key.
@@ -26,14 +31,61 @@ const POINTERS: &[&[&str]] = &[&["see"], &["described", "in"], &["refer", "to"],
 /// Small words a heading's name may hold between its capitalized words.
 const CONNECTORS: &[&str] = &["&", "and", "of", "the", "for", "a", "an", "to", "in", "on", "or", "with"];
 
+/// The reference words in force: the general ones and a corpus's own.
+#[derive(Debug, Clone, Default)]
+pub struct Patterns {
+    numbered: Vec<String>,
+    named: Vec<String>,
+    pointers: Vec<Vec<String>>,
+}
+
+impl Patterns {
+    /// The general words and `extra`, lowercased.
+    pub fn new(extra: &ReferenceWords) -> Patterns {
+        let lower = |words: &[String]| words.iter().map(|w| w.trim().to_lowercase()).filter(|w| !w.is_empty()).collect::<Vec<_>>();
+        Patterns {
+            numbered: lower(&extra.numbered),
+            named: lower(&extra.named),
+            pointers: extra.pointers.iter().map(|p| p.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>()).filter(|p| !p.is_empty()).collect(),
+        }
+    }
+
+    fn is_numbered(&self, word: &str) -> bool {
+        NUMBERED.contains(&word) || self.numbered.iter().any(|w| w == word)
+    }
+
+    fn is_named(&self, word: &str) -> bool {
+        NAMED.contains(&word) || self.named.iter().any(|w| w == word)
+    }
+
+    fn introduces_number(&self, word: &str) -> bool {
+        self.is_numbered(word) || self.is_named(word)
+    }
+
+    /// Where the words after a pointer start, if one is at `i`.
+    fn pointer_at(&self, words: &[&str], i: usize) -> Option<usize> {
+        let general = POINTERS.iter().find_map(|p| pointer_at(words, i, p.iter().copied()));
+        general.or_else(|| self.pointers.iter().find_map(|p| pointer_at(words, i, p.iter().map(String::as_str))))
+    }
+
+    /// The key of a numbered reference.
+    fn number_key(&self, word: &str, number: &str) -> String {
+        if self.is_named(word) {
+            format!("n:{word} {number}")
+        } else {
+            format!("n:{number}")
+        }
+    }
+}
+
 /// The keys a passage answers to.
-pub fn anchors(passage: &Passage) -> Vec<String> {
+pub fn anchors(passage: &Passage, patterns: &Patterns) -> Vec<String> {
     let mut keys = Vec::new();
     let words: Vec<&str> = passage.section.split_whitespace().collect();
     let rest = match words.first().map(|w| w.to_lowercase()) {
-        Some(first) if NAMED.contains(&first.as_str()) || NUMBERED.contains(&first.as_str()) => match words.get(1).and_then(|w| number(w)) {
+        Some(first) if patterns.introduces_number(&first) => match words.get(1).and_then(|w| number(w)) {
             Some(n) => {
-                keys.push(number_key(&first, &n));
+                keys.push(patterns.number_key(&first, &n));
                 &words[2..]
             }
             None => &words[..],
@@ -53,7 +105,7 @@ pub fn anchors(passage: &Passage) -> Vec<String> {
     if let Some(name) = heading_key(&rest.join(" ")) {
         keys.push(name);
     }
-    if passage.id == format!("{}-01", passage.doc) {
+    if chunk::opens_document(passage) {
         keys.push(format!("d:{}", passage.doc));
     }
     keys.sort();
@@ -62,38 +114,39 @@ pub fn anchors(passage: &Passage) -> Vec<String> {
 }
 
 /// The keys a passage's text refers to (its own anchors left out).
-pub fn references(passage: &Passage) -> Vec<String> {
+pub fn references(passage: &Passage, patterns: &Patterns) -> Vec<String> {
     let words: Vec<&str> = passage.text.split_whitespace().collect();
     let mut keys = Vec::new();
     for (i, word) in words.iter().enumerate() {
         let lower = bare(word).to_lowercase();
-        if NUMBERED.contains(&lower.as_str()) || NAMED.contains(&lower.as_str()) {
+        if patterns.introduces_number(&lower) {
             if let Some(n) = words.get(i + 1).and_then(|w| number(w)) {
-                keys.push(number_key(&lower, &n));
+                keys.push(patterns.number_key(&lower, &n));
             }
         }
     }
-    for (i, _) in words.iter().enumerate() {
-        if let Some(after) = POINTERS.iter().find_map(|p| pointer_at(&words, i, p)) {
-            if let Some(key) = named_heading(&words[after..]) {
+    for i in 0..words.len() {
+        if let Some(after) = patterns.pointer_at(&words, i) {
+            if let Some(key) = named_heading(&words[after..], patterns) {
                 keys.push(key);
             }
         }
     }
     keys.extend(links(&passage.text));
-    let own = anchors(passage);
+    let own = anchors(passage, patterns);
     keys.retain(|k| !own.contains(k));
     keys.sort();
     keys.dedup();
     keys
 }
 
-/// The key of a numbered reference.
-fn number_key(word: &str, number: &str) -> String {
-    if NAMED.contains(&word) {
-        format!("n:{word} {number}")
-    } else {
-        format!("n:{number}")
+/// Keys of a workspace's passages, kept apart from the shared corpus's and
+/// every other workspace's: an upload's "see Section 2" means its own
+/// Section 2. Shared keys stay as they are.
+pub fn scoped(keys: Vec<String>, workspace: Option<&str>) -> Vec<String> {
+    match workspace {
+        None => keys,
+        Some(id) => keys.into_iter().map(|k| format!("{}/{k}", crate::corpus::workspace::token(Some(id)))).collect(),
     }
 }
 
@@ -134,19 +187,25 @@ fn heading_key(name: &str) -> Option<String> {
     (!terms.is_empty()).then(|| format!("h:{}", terms.join(" ")))
 }
 
-/// Where the words after a pointer ("see", "described in") start, if one is at `i`.
-fn pointer_at(words: &[&str], i: usize, pointer: &[&str]) -> Option<usize> {
-    let matches = pointer.iter().enumerate().all(|(j, p)| words.get(i + j).is_some_and(|w| bare(w).eq_ignore_ascii_case(p)));
-    matches.then_some(i + pointer.len())
+/// Where the words after `pointer` ("see", "described in") start, if it is at `i`.
+fn pointer_at<'p>(words: &[&str], i: usize, pointer: impl Iterator<Item = &'p str>) -> Option<usize> {
+    let mut len = 0;
+    for (j, p) in pointer.enumerate() {
+        if !words.get(i + j).is_some_and(|w| bare(w).eq_ignore_ascii_case(p)) {
+            return None;
+        }
+        len = j + 1;
+    }
+    (len > 0).then_some(i + len)
 }
 
 /// A heading named after a pointer: quoted words, or capitalized words with
 /// small connectors between them, up to the first punctuation that ends a
 /// name. A numbered reference ("see Section 4") is left to the numbered rule.
-fn named_heading(words: &[&str]) -> Option<String> {
+fn named_heading(words: &[&str], patterns: &Patterns) -> Option<String> {
     let first = *words.first()?;
     let lower = bare(first).to_lowercase();
-    if NUMBERED.contains(&lower.as_str()) || NAMED.contains(&lower.as_str()) {
+    if patterns.introduces_number(&lower) {
         return None;
     }
     let quoted = first.trim_start_matches('(').starts_with(['"', '“']);
@@ -201,6 +260,38 @@ fn links(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::corpus::vocabulary::Vocabulary;
+
+    /// The keys under the general words alone.
+    fn anchors(p: &Passage) -> Vec<String> {
+        super::anchors(p, &Patterns::default())
+    }
+
+    fn references(p: &Passage) -> Vec<String> {
+        super::references(p, &Patterns::default())
+    }
+
+    /// A corpus's own words add to the general ones: "Rule 7" finds the
+    /// heading "7 Guests", "Exhibit C" the heading "Exhibit C: Fees", and "as
+    /// provided in" introduces a heading by name.
+    #[test]
+    fn a_vocabulary_adds_its_own_reference_words() {
+        let json = r#"{"references": {"numbered": ["Rule"], "named": ["exhibit"], "pointers": ["as provided in"]}}"#;
+        let own = Patterns::new(&Vocabulary::parse(json).unwrap().references);
+        let p = passage("club-02", "Visits", "Guests are welcome under Rule 7, at the rates in Exhibit C, as provided in Guest Passes.");
+        assert_eq!(super::references(&p, &own), ["h:guest pass", "n:7", "n:exhibit c"]);
+        assert!(references(&p).is_empty(), "no general word names them");
+        assert!(super::anchors(&passage("club-09", "Exhibit C: Fees", "x"), &own).contains(&"n:exhibit c".to_string()));
+        assert!(super::anchors(&passage("club-05", "7 Guests", "x"), &own).contains(&"n:7".to_string()));
+    }
+
+    /// An upload's keys are its workspace's own; the shared corpus's are bare.
+    #[test]
+    fn workspace_keys_are_scoped() {
+        let keys = vec!["n:2".to_string()];
+        assert_eq!(scoped(keys.clone(), None), keys);
+        assert_eq!(scoped(keys, Some("00000000000000aa")), ["w00000000000000aa/n:2"]);
+    }
 
     fn passage(id: &str, section: &str, text: &str) -> Passage {
         let doc = id.rsplit_once('-').map_or(id, |(d, _)| d).to_string();

@@ -4,7 +4,8 @@
 //! corpus-specific lives in code.
 //!
 //! ```json
-//! {"synonyms": {"hot desk": "Flex Desk", "money back": "refund"}}
+//! {"synonyms": {"hot desk": "Flex Desk", "money back": "refund"},
+//!  "references": {"numbered": ["rule"], "named": ["exhibit"], "pointers": ["as provided in"]}}
 //! ```
 //!
 //! A synonym rewrites the question, never the documents: a question that says
@@ -31,6 +32,34 @@ pub struct Vocabulary {
     /// A reader's word or phrase -> the corpus's word or phrase.
     #[serde(default)]
     pub synonyms: BTreeMap<String, String>,
+    /// The corpus's own reference words, beside the general ones
+    /// (`corpus::references`).
+    #[serde(default, skip_serializing_if = "ReferenceWords::is_empty")]
+    pub references: ReferenceWords,
+}
+
+/// Words a corpus refers to its own parts with, beyond English's general ones
+/// ("Section", "Annex", "see"): a change re-stages every passage it ingests.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReferenceWords {
+    /// Words before a number that is a heading's number on its own ("Rule 7"
+    /// for the heading "7 Guests").
+    #[serde(default)]
+    pub numbered: Vec<String>,
+    /// Words whose number means something only with them ("Exhibit C" for
+    /// the heading "Exhibit C: Fees").
+    #[serde(default)]
+    pub named: Vec<String>,
+    /// Phrases that introduce a heading by name ("as provided in").
+    #[serde(default)]
+    pub pointers: Vec<String>,
+}
+
+impl ReferenceWords {
+    pub fn is_empty(&self) -> bool {
+        self.numbered.is_empty() && self.named.is_empty() && self.pointers.is_empty()
+    }
 }
 
 impl Vocabulary {
@@ -44,12 +73,20 @@ impl Vocabulary {
         Ok(vocabulary)
     }
 
-    /// Every phrase on both sides names something the tokenizer keeps.
+    /// Every phrase on both sides names something the tokenizer keeps; a
+    /// reference word is one word, a pointer at most four.
     pub fn check(&self) -> Result<(), ApiError> {
         for (from, to) in &self.synonyms {
             if text::terms(from).is_empty() || text::terms(to).is_empty() {
                 return Err(ApiError::BadRequest(format!("vocabulary synonym {from:?} -> {to:?} has no topic words")));
             }
+        }
+        let words = self.references.numbered.iter().chain(&self.references.named);
+        if let Some(bad) = words.clone().find(|w| w.split_whitespace().count() != 1) {
+            return Err(ApiError::BadRequest(format!("vocabulary reference word {bad:?} is not one word")));
+        }
+        if let Some(bad) = self.references.pointers.iter().find(|p| !(1..=4).contains(&p.split_whitespace().count())) {
+            return Err(ApiError::BadRequest(format!("vocabulary pointer {bad:?} is not one to four words")));
         }
         Ok(())
     }
@@ -61,7 +98,7 @@ impl Vocabulary {
 
     /// SHA-256 of the canonical JSON, in hex; "none" for an empty vocabulary.
     pub fn hash(&self) -> String {
-        if self.synonyms.is_empty() {
+        if self.synonyms.is_empty() && self.references.is_empty() {
             return "none".into();
         }
         hex(&Sha256::digest(self.canonical().as_bytes())[..8])
@@ -108,6 +145,9 @@ mod tests {
         assert_eq!(a.hash(), vocabulary(r#"{"synonyms": {"hot desk": "flex desk"}}"#).hash());
         assert_ne!(a.hash(), vocabulary(r#"{"synonyms": {"hot desk": "dedicated desk"}}"#).hash());
         assert_eq!(Vocabulary::default().hash(), "none");
+        let words = vocabulary(r#"{"references": {"numbered": ["rule"]}}"#);
+        assert_ne!(words.hash(), "none", "reference words version the corpus");
+        assert_eq!(a.canonical(), r#"{"synonyms":{"hot desk":"flex desk"}}"#, "no reference words, canonical JSON as before");
     }
 
     #[test]
@@ -115,5 +155,8 @@ mod tests {
         assert!(Vocabulary::parse(r#"{"synonyms": {"the": "cost"}}"#).is_err(), "no topic words");
         assert!(Vocabulary::parse(r#"{"words": {}}"#).is_err(), "unknown field");
         assert!(Vocabulary::parse("not json").is_err());
+        assert!(Vocabulary::parse(r#"{"references": {"numbered": ["two words"]}}"#).is_err());
+        assert!(Vocabulary::parse(r#"{"references": {"pointers": [""]}}"#).is_err());
+        assert!(Vocabulary::parse(r#"{"references": {"rules": []}}"#).is_err(), "unknown field");
     }
 }

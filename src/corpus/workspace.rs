@@ -16,6 +16,7 @@ use crate::api::error::{ApiError, DocumentError};
 use crate::api::request::WORKSPACE_COOKIE;
 use crate::corpus::chunk::{self, hex, Passage};
 use crate::corpus::ingest::{self, IngestPlan, StoredPassage};
+use crate::corpus::pdf::{self, Page};
 use crate::corpus::vocabulary::Vocabulary;
 
 /// What every workspace secret starts with, so a leaked one is recognisable.
@@ -210,15 +211,39 @@ impl DocumentKind {
     }
 }
 
-/// An uploaded file's text as Markdown for the chunker: Markdown as sent;
-/// plain text (and text extracted from a PDF) under a title naming the file,
-/// its lines' leading `#`s dropped so that none reads as a heading.
-pub fn as_markdown(kind: DocumentKind, name: &str, text: &str) -> String {
-    match kind {
-        DocumentKind::Markdown => text.to_string(),
-        DocumentKind::Text | DocumentKind::Pdf => {
-            let body: Vec<&str> = text.lines().map(|l| l.trim_start().trim_start_matches('#')).collect();
-            format!("# {}\n\n{}", chunk::doc_stem(name), body.join("\n"))
+/// An uploaded file's text, as the chunker takes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Document {
+    /// Markdown as sent, or plain text under a title naming the file.
+    Markdown(String),
+    /// A PDF's pages: each passage keeps its page in its id (`doc:page:NN`).
+    Pages(Vec<Page>),
+}
+
+impl Document {
+    /// Reads an upload of `kind`: a PDF's text by page; text as UTF-8, plain
+    /// text under a title naming the file with no line read as a heading.
+    pub fn read(kind: DocumentKind, name: &str, bytes: Vec<u8>) -> Result<Document, ApiError> {
+        let utf8 = |bytes: Vec<u8>| String::from_utf8(bytes).map_err(|_| ApiError::BadRequest("the file is not UTF-8 text".into()));
+        Ok(match kind {
+            DocumentKind::Pdf => Document::Pages(pdf::extract(&bytes)?),
+            DocumentKind::Markdown => Document::Markdown(utf8(bytes)?),
+            DocumentKind::Text => Document::Markdown(chunk::plain_text(&chunk::doc_stem(name), &utf8(bytes)?)),
+        })
+    }
+
+    /// Its length in characters, what [`Limits::max_chars`] bounds.
+    fn chars(&self) -> usize {
+        match self {
+            Document::Markdown(text) => text.chars().count(),
+            Document::Pages(pages) => pages.iter().map(|p| p.text.chars().count()).sum(),
+        }
+    }
+
+    fn passages(&self, name: &str) -> Vec<Passage> {
+        match self {
+            Document::Markdown(text) => chunk::chunk_document(name, text),
+            Document::Pages(pages) => chunk::chunk_pages(name, pages.iter().map(|p| (p.number, p.text.as_str()))),
         }
     }
 }
@@ -228,20 +253,17 @@ pub fn as_markdown(kind: DocumentKind, name: &str, text: &str) -> String {
 /// Refuses, storing nothing, a file with no text, more than
 /// [`Limits::max_chars`] characters, or that would take the workspace past
 /// [`Limits::max_passages`].
-pub fn plan_upload(workspace: &str, name: &str, markdown: &str, stored: &[StoredPassage], limits: &Limits) -> Result<IngestPlan, ApiError> {
+pub fn plan_upload(workspace: &str, name: &str, document: &Document, stored: &[StoredPassage], limits: &Limits) -> Result<IngestPlan, ApiError> {
     let stem = chunk::doc_stem(name);
     if stem.is_empty() {
         return Err(ApiError::BadRequest(format!("the file name {name:?} has no usable stem")));
     }
-    let chars = markdown.chars().count();
+    let chars = document.chars();
     if chars > limits.max_chars {
         return Err(DocumentError::TooManyCharacters { chars, limit: limits.max_chars }.into());
     }
     let prefix = token(Some(workspace));
-    let passages: Vec<Passage> = chunk::chunk_document(name, markdown)
-        .into_iter()
-        .map(|p| Passage { id: format!("{prefix}-{}", p.id), ..p })
-        .collect();
+    let passages: Vec<Passage> = document.passages(name).into_iter().map(|p| Passage { id: format!("{prefix}-{}", p.id), ..p }).collect();
     if passages.iter().all(|p| p.text.trim().is_empty()) {
         return Err(DocumentError::NoText.into());
     }
@@ -312,25 +334,37 @@ mod tests {
 
     #[test]
     fn plain_text_gets_a_title_and_no_headings() {
-        let md = as_markdown(DocumentKind::Text, "Notes 2026.txt", "# not a heading\nLine two.");
-        assert_eq!(md, "# notes-2026\n\n not a heading\nLine two.");
+        let read = Document::read(DocumentKind::Text, "Notes 2026.txt", b"# not a heading\nLine two.".to_vec()).unwrap();
+        assert_eq!(read, Document::Markdown("# notes-2026\n\n not a heading\nLine two.".into()));
+        assert_eq!(Document::read(DocumentKind::Markdown, "a.md", vec![0xff]).unwrap_err().code(), "bad_request");
+    }
+
+    /// A PDF's passages carry their page: `doc:page:NN`, NN counted per page.
+    #[test]
+    fn pdf_passages_are_numbered_by_page() {
+        let pages = vec![Page { number: 1, text: "The ferry leaves at 7:15 am.".into() }, Page { number: 3, text: "Tickets are sold on board.".into() }];
+        let plan = plan_upload("00000000000000aa", "Timetable.pdf", &Document::Pages(pages), &[], &Limits::default()).unwrap();
+        let ids: Vec<&str> = plan.added.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(ids, ["w00000000000000aa-timetable:1:01", "w00000000000000aa-timetable:3:01"]);
+        assert_eq!(ids.iter().map(|id| chunk::page_of(id)).collect::<Vec<_>>(), [Some(1), Some(3)]);
     }
 
     #[test]
     fn uploads_are_planned_inside_their_limits() {
         let ws = "00000000000000aa";
         let limits = Limits { max_chars: 500, max_passages: 2, ..Limits::default() };
-        let plan = plan_upload(ws, "notes.md", "# Notes\n\nThe boat leaves at noon.", &[], &limits).unwrap();
+        let md = |text: &str| Document::Markdown(text.into());
+        let plan = plan_upload(ws, "notes.md", &md("# Notes\n\nThe boat leaves at noon."), &[], &limits).unwrap();
         assert_eq!(plan.added.len(), 1);
         assert!(plan.added[0].id.starts_with("w00000000000000aa-notes-"), "{}", plan.added[0].id);
 
         let codes = |r: Result<IngestPlan, ApiError>| r.unwrap_err().code();
-        assert_eq!(codes(plan_upload(ws, "notes.md", &"word ".repeat(200), &[], &limits)), "too_many_characters");
-        assert_eq!(codes(plan_upload(ws, "notes.md", "# Only a title\n", &[], &limits)), "no_text");
+        assert_eq!(codes(plan_upload(ws, "notes.md", &md(&"word ".repeat(200)), &[], &limits)), "too_many_characters");
+        assert_eq!(codes(plan_upload(ws, "notes.md", &md("# Only a title\n"), &[], &limits)), "no_text");
         let stored: Vec<StoredPassage> =
             (1..=2).map(|i| StoredPassage { id: format!("w{ws}-old-{i:02}"), doc: "old".into(), hash: "h".into(), origin: Default::default() }).collect();
-        assert_eq!(codes(plan_upload(ws, "notes.md", "# N\n\nOne sentence.", &stored, &limits)), "too_many_passages");
+        assert_eq!(codes(plan_upload(ws, "notes.md", &md("# N\n\nOne sentence."), &stored, &limits)), "too_many_passages");
         // Replacing the same document does not count its old passages twice.
-        assert!(plan_upload(ws, "old.md", "# Old\n\nA new text.", &stored, &limits).is_ok());
+        assert!(plan_upload(ws, "old.md", &md("# Old\n\nA new text."), &stored, &limits).is_ok());
     }
 }

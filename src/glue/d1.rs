@@ -11,6 +11,7 @@ use worker::{D1Database, D1PreparedStatement, Env};
 use crate::corpus::chunk::Passage;
 use crate::api::error::ApiError;
 use crate::corpus::ingest::{Digest, IngestPlan, StoredPassage};
+use crate::corpus::references::{self, Patterns};
 use crate::api::response::Origin;
 use crate::corpus::workspace::{self, Scope, WorkspaceState};
 use crate::ports::{Corpus, CorpusState};
@@ -164,10 +165,27 @@ impl D1Corpus {
             )?);
             batch.push(self.statement("DELETE FROM passages_fts WHERE id = ?1", &[passage.id.as_str().into()])?);
         }
+        for id in plan.updated.iter().map(|p| &p.id).chain(&plan.removed) {
+            batch.push(self.statement("DELETE FROM passage_refs WHERE passage = ?1", &[id.as_str().into()])?);
+            batch.push(self.statement("DELETE FROM passage_anchors WHERE passage = ?1", &[id.as_str().into()])?);
+        }
+        // An upload's references resolve among its workspace's own passages
+        // (general words only: a corpus's reference words are the corpus's).
+        let patterns = Patterns::default();
         for passage in plan.added.iter().chain(&plan.updated) {
+            let id: JsValue = passage.id.as_str().into();
             batch.push(self.statement(
                 "INSERT INTO passages_fts (id, scope, terms, heading) VALUES (?1, ?2, ?3, ?4)",
-                &[passage.id.as_str().into(), scope.as_str().into(), passage.body_terms().into(), passage.heading_terms().into()],
+                &[id.clone(), scope.as_str().into(), passage.body_terms().into(), passage.heading_terms().into()],
+            )?);
+            let keys = |keys: Vec<String>| serde_json::to_string(&references::scoped(keys, workspace)).unwrap_or_else(|_| "[]".into());
+            batch.push(self.statement(
+                "INSERT OR IGNORE INTO passage_refs (passage, target) SELECT ?1, value FROM json_each(?2)",
+                &[id.clone(), keys(references::references(passage, &patterns)).into()],
+            )?);
+            batch.push(self.statement(
+                "INSERT OR IGNORE INTO passage_anchors (anchor, passage) SELECT value, ?1 FROM json_each(?2)",
+                &[id, keys(references::anchors(passage, &patterns)).into()],
             )?);
         }
         for id in &plan.removed {

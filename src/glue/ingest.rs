@@ -20,6 +20,7 @@ use crate::api::error::ApiError;
 use crate::api::response::Origin;
 use crate::config::Engine;
 use crate::corpus::ingest::{self, Digest, IngestPlan, IngestRequest, StoredPassage};
+use crate::corpus::references::Patterns;
 use crate::corpus::paging::{self, BeginRequest, PageReport, PageRequest, StoredText, MAX_PAGE_BODY};
 use crate::corpus::vocabulary::Vocabulary;
 use crate::corpus::workspace::Scope;
@@ -111,7 +112,9 @@ pub async fn write_shared(env: &Env, plan: &IngestPlan, origin: Origin) -> Resul
     staging.begin(&begin).await?;
     let docs: BTreeSet<String> = plan.added.iter().chain(&plan.updated).map(|p| p.doc.clone()).collect();
     let old: Vec<StoredText> = staging.rows(staging.corpus.stored_of(&docs)?, "read stored text").await?;
-    staging.stage(&begin.ingest, 0, plan, &old, &docs, origin).await?;
+    let words = staging.corpus.fresh_state().await?.vocabulary.references;
+    let rows = paging::staged_rows(plan, origin, &Patterns::new(&words))?;
+    staging.stage(&begin.ingest, 0, plan, rows, &old, &docs).await?;
     staging.commit(env, &begin.ingest).await
 }
 
@@ -252,6 +255,7 @@ impl Staging {
                 &[id.into(), JsValue::from(page), docs.as_str().into()],
             )?,
             self.corpus.stored_of(&stems)?,
+            self.statement("SELECT value FROM meta WHERE key = 'vocabulary'", &[])?,
         ];
         let results = self.corpus.db().batch(reads).await.map_err(dependency("read page"))?;
         let result = |i: usize| results.get(i).ok_or_else(|| ApiError::Dependency(format!("D1 read page: no result {i}")));
@@ -265,9 +269,18 @@ impl Staging {
         }
         let stored: Vec<StoredPassage> = result(2)?.results().map_err(dependency("decode stored"))?;
         let old: Vec<StoredText> = result(2)?.results().map_err(dependency("decode stored text"))?;
-        let plan = ingest::plan(&stored, request.passages(), &stems, false, &Vocabulary::default());
+        let committed: Vec<ValueRow> = result(3)?.results().map_err(dependency("decode vocabulary"))?;
+        // Only vocabularies that passed their checks are stored.
+        let vocabulary = |json: Option<&str>| json.and_then(|v| serde_json::from_str::<Vocabulary>(v).ok()).unwrap_or_default();
+        let words = vocabulary(Some(&ingest[0].vocabulary)).references;
+        let incoming = request.passages();
+        let mut plan = ingest::plan(&stored, incoming.clone(), &stems, false, &Vocabulary::default());
+        if words != vocabulary(committed.first().map(|r| r.value.as_str())).references {
+            plan.restage(&incoming);
+        }
         let neurons = self.embed(env, &plan).await?;
-        self.stage(id, page, &plan, &old, &stems, origin).await?;
+        let rows = paging::staged_rows(&plan, origin, &Patterns::new(&words))?;
+        self.stage(id, page, &plan, rows, &old, &stems).await?;
         Ok(PageReport::new(page, &plan, neurons))
     }
 
@@ -288,12 +301,12 @@ impl Staging {
         Ok(neurons)
     }
 
-    /// Replaces the page's staged rows and term deltas and records its
-    /// documents and digest delta, in one transaction. `old` holds the stored
+    /// Replaces the page's staged rows (`rows`, from
+    /// [`paging::staged_rows`]) and term deltas and records its documents
+    /// and digest delta, in one transaction. `old` holds the stored
     /// passages of its documents (their terms leave the statistics).
-    async fn stage(&self, id: &str, page: u32, plan: &IngestPlan, old: &[StoredText], stems: &BTreeSet<String>, origin: Origin) -> Result<(), ApiError> {
+    async fn stage(&self, id: &str, page: u32, plan: &IngestPlan, rows: Vec<String>, old: &[StoredText], stems: &BTreeSet<String>) -> Result<(), ApiError> {
         let page_arg = JsValue::from(page);
-        let rows = paging::staged_rows(plan, origin)?;
         let terms = paging::staged_terms(&paging::term_deltas(plan, old));
         paging::check_statements(&rows, &terms)?;
         let mut batch = vec![

@@ -17,8 +17,7 @@ use crate::api::error::{ApiError, DocumentError};
 use crate::api::response::Origin;
 use crate::config::Engine;
 use crate::corpus::chunk;
-use crate::corpus::pdf;
-use crate::corpus::workspace::{self, DocumentKind, Limits, Scope};
+use crate::corpus::workspace::{self, Document, DocumentKind, Limits, Scope};
 use crate::cost;
 use crate::flow::Flow;
 use crate::guards::spend;
@@ -160,15 +159,9 @@ async fn upload(req: &mut Request, env: &Env, id: &str, request_id: &str) -> Res
     let name = file_name(req)?;
     let kind = DocumentKind::from_content_type(req.headers().get("content-type").ok().flatten().as_deref())?;
     let bytes = read_file(req, &limits).await?;
-    let text = match kind {
-        DocumentKind::Pdf => pdf::extract(&bytes)?,
-        DocumentKind::Markdown | DocumentKind::Text => {
-            String::from_utf8(bytes).map_err(|_| ApiError::BadRequest("the file is not UTF-8 text".into()))?
-        }
-    };
-    let markdown = workspace::as_markdown(kind, &name, &text);
+    let document = Document::read(kind, &name, bytes)?;
     let stored = corpus.stored(Some(id)).await?;
-    let plan = workspace::plan_upload(id, &name, &markdown, &stored, &limits)?;
+    let plan = workspace::plan_upload(id, &name, &document, &stored, &limits)?;
     let embedding_neurons = match config.engine {
         Engine::Local => 0.0,
         Engine::WorkersAi => {
@@ -276,8 +269,8 @@ struct IdRow {
     id: String,
 }
 
-/// Deletes a workspace's vectors (when there is an index), then its index
-/// rows, passages and row in one batch.
+/// Deletes a workspace's vectors (when there is an index), then its
+/// references, index rows, passages and row in one batch.
 async fn delete(env: &Env, id: &str) -> Result<(), ApiError> {
     let db = database(env)?;
     if let Some(index) = vectorize::from_env(env) {
@@ -298,6 +291,8 @@ async fn delete(env: &Env, id: &str) -> Result<(), ApiError> {
     let token = Scope::Only(id.to_string()).everything();
     let statement = |sql: &str, arg: &str| db.prepare(sql).bind(&[arg.into()]).map_err(dependency("bind delete workspace"));
     let batch = vec![
+        statement("DELETE FROM passage_refs WHERE passage IN (SELECT id FROM passages WHERE workspace = ?1)", id)?,
+        statement("DELETE FROM passage_anchors WHERE passage IN (SELECT id FROM passages WHERE workspace = ?1)", id)?,
         statement("DELETE FROM passages_fts WHERE rowid IN (SELECT rowid FROM passages_fts WHERE passages_fts MATCH ?1)", &token)?,
         statement("DELETE FROM passages WHERE workspace = ?1", id)?,
         statement("DELETE FROM workspaces WHERE id = ?1", id)?,

@@ -32,6 +32,7 @@ use crate::stages::screen::{self, Block, Screen};
 use crate::stages::Stages;
 use crate::stages::support::{self, ClaimCheck};
 use crate::text;
+use crate::corpus::chunk;
 use crate::corpus::vocabulary::Vocabulary;
 use crate::corpus::workspace::Scope;
 use crate::ports::{Clock, Corpus, CorpusState};
@@ -175,7 +176,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         };
         let mut rewrite = String::new();
         if matches!(verdict, Evidence::Insufficient { weak: true, .. }) && self.config.query_rewrite {
-            match self.rewrite(keyed, &focus, &hits, &mut f.meter).await? {
+            match self.rewrite(question, &ask, vocabulary, &focus, &hits, f).await? {
                 Ok(Some((merged, note))) => {
                     verdict = evidence::judge(&focus, &merged, self.config.evidence_min_coverage);
                     hits = merged;
@@ -272,19 +273,18 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         Ok(Ok(Retrieval { lookup, vector, hits, lexical_count }))
     }
 
-    /// The one rewrite: the question's words no retrieved passage holds,
-    /// looked up on their own (on the Workers AI engine, one more embedding).
-    /// The new passages take the place of the weakest ones, so what later
-    /// stages see (and the spend bound counts) never grows. `None` when the
-    /// second lookup finds nothing new.
-    async fn rewrite(&self, keyed: &[(String, String)], focus: &Focus, hits: &[Hit], meter: &mut Meter) -> Result<Result<Option<(Vec<Hit>, String)>, ModelError>, ApiError> {
-        let present: Vec<String> = hits.iter().flat_map(|h| text::terms(&format!("{}\n{}", h.section, h.text))).collect();
-        let missing: Vec<(String, String)> = keyed.iter().filter(|(t, _)| focus.terms.iter().any(|f| &f.term == t) && !present.contains(t)).cloned().collect();
-        if missing.is_empty() {
-            return Ok(Ok(None));
-        }
-        let query = missing.iter().map(|(_, w)| w.as_str()).collect::<Vec<_>>().join(" ");
-        let found = match self.retrieve(&query, &missing, self.config.top_k, meter).await? {
+    /// The one rewrite: a second lookup for what the first one missed. The
+    /// new passages take the place of the weakest ones, so what later stages
+    /// see (and the spend bound counts) never grows. `None` when there is no
+    /// query to try or it finds nothing new.
+    async fn rewrite(&self, question: &str, ask: &Ask, vocabulary: &Vocabulary, focus: &Focus, hits: &[Hit], f: &mut Findings<'_>) -> Result<Result<Option<(Vec<Hit>, String)>, ModelError>, ApiError> {
+        let (query, keyed) = match self.rewrite_query(question, ask, vocabulary, focus, hits, f).await {
+            Ok(Some(rewritten)) => rewritten,
+            Ok(None) => return Ok(Ok(None)),
+            Err(e) => return Ok(Err(e)),
+        };
+        // Deep enough that passages already held cannot crowd out new ones.
+        let found = match self.retrieve(&query, &keyed, self.config.top_k + hits.len(), &mut f.meter).await? {
             Ok(found) => found,
             Err(e) => return Ok(Err(e)),
         };
@@ -295,6 +295,31 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         let keep = hits.len().saturating_sub(fresh.len()).max(1).min(hits.len());
         let note = format!("rewrite: looked up \"{query}\" again, {} new passage{}", fresh.len(), if fresh.len() == 1 { "" } else { "s" });
         Ok(Ok(Some((hits[..keep].iter().cloned().chain(fresh).collect(), note))))
+    }
+
+    /// The rewritten query and its terms. Local engine: the question's words
+    /// no retrieved passage holds, on their own. Workers AI: one call to the
+    /// rewrite model, which rewords the question in the terms of the headings
+    /// found (its query widens the lookup only: the gates still weigh the
+    /// question's own terms).
+    async fn rewrite_query(&self, question: &str, ask: &Ask, vocabulary: &Vocabulary, focus: &Focus, hits: &[Hit], f: &mut Findings<'_>) -> Result<Option<(String, Vec<(String, String)>)>, ModelError> {
+        match self.models {
+            None => {
+                let present: Vec<String> = hits.iter().flat_map(|h| text::terms(&format!("{}\n{}", h.section, h.text))).collect();
+                let missing: Vec<(String, String)> =
+                    ask.focus.iter().filter(|(t, _)| focus.terms.iter().any(|f| &f.term == t) && !present.contains(t)).cloned().collect();
+                let query = missing.iter().map(|(_, w)| w.as_str()).collect::<Vec<_>>().join(" ");
+                Ok((!missing.is_empty()).then_some((query, missing)))
+            }
+            Some(models) => {
+                let messages = prompts::rewrite_messages(question, hits);
+                let reply = self.chat(models, &self.config.rewrite_model, &messages, &prompts::rewrite_schema(), f).await?;
+                Ok(prompts::parse_rewrite(&reply).map(|query| {
+                    let keyed = vocabulary.question_terms(&query);
+                    (query, keyed)
+                }).filter(|(_, keyed)| !keyed.is_empty()))
+            }
+        }
     }
 
     fn query<'q>(&self, terms: &'q [String], expression: &'q str, k: usize) -> Query<'q> {
@@ -677,6 +702,7 @@ fn citations(findings: &Findings<'_>) -> Vec<Citation> {
                 section: passage.section.clone(),
                 snippet: snippet.to_string(),
                 origin: passage.origin,
+                page: passage.page,
             });
         }
     }
@@ -694,6 +720,7 @@ fn retrieved(hit: &Hit) -> Retrieved {
         text: hit.text.clone(),
         origin: hit.origin,
         via: hit.via.clone(),
+        page: chunk::page_of(&hit.id),
     }
 }
 

@@ -355,7 +355,7 @@ impl Ask {
         let relation = self.relation_terms();
         text::sentences(answer).into_iter().filter(|s| !is_pointer(s)).any(|sentence| {
             let sentence_names = names(sentence);
-            text::clauses(sentence).into_iter().any(|clause| {
+            text::clauses(sentence).into_iter().filter(|c| !opens_pointer(c)).any(|clause| {
                 let clause_terms = text::terms(clause);
                 let priced = self.price_terms.is_empty() || clause_terms.iter().any(|t| PRICE_TERMS.iter().any(|p| p == t));
                 let about = priced && if !self.predicate.is_empty() {
@@ -747,6 +747,22 @@ fn options(question: &str, all_names: &[String]) -> Vec<String> {
 
 /// A sentence that points elsewhere ("see Section 4.9.1", "as described in
 /// Annex III") instead of stating the fact.
+/// A clause that sends the reader elsewhere by name: "See Maintainer
+/// scripts", "refer to “Hours & Access”", "cf. Chapter 6". The names in it
+/// are places to look, not facts stated (lowercase after "see" is a verb's
+/// object: "see you at the desk").
+fn opens_pointer(clause: &str) -> bool {
+    let words: Vec<&str> = clause.split_whitespace().collect();
+    let lead = words.first().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase()).unwrap_or_default();
+    let skip = match (lead.as_str(), words.get(1).map(|w| w.to_lowercase())) {
+        ("see", Some(next)) if next == "also" => 2,
+        ("see" | "cf", _) => 1,
+        ("refer", Some(next)) if next == "to" => 2,
+        _ => return false,
+    };
+    words.get(skip).is_some_and(|w| w.trim_start_matches(['"', '“', '‘', '\'', '`']).starts_with(char::is_uppercase) || w.starts_with(['"', '“', '‘']))
+}
+
 pub fn is_pointer(sentence: &str) -> bool {
     let lower = format!(" {} ", lower_words(sentence).join(" "));
     POINTER_CUES.iter().any(|cue| {
@@ -878,6 +894,8 @@ mod tests {
             ("Which magazine was started first, Arthur's Magazine or First for Women?", "Arthur's Magazine and First for Women are magazines.", false),
             ("In what city is the Oberoi Group's head office?", "The Oberoi Group is a hotel company with its head office in Delhi.", true),
             ("How long is footage kept?", "See Section 4.2 for footage.", false),
+            ("Which tool rebuilds the index?", "The index is rebuilt every night (see Search Tools and Jobs).", false),
+            ("Which tool rebuilds the index?", "The index is rebuilt every night by Quillsort.", true),
             ("How long is footage kept?", "Footage is kept for 30 days, then deleted.", true),
             ("How many guests can I bring?", "Members can bring 2 guests at a time.", true),
             ("Can a Flex Desk member come in at 6:00 am?", "Flex Desk members can use the 6 shared monitors.", false),
@@ -897,5 +915,10 @@ mod tests {
         assert!(is_pointer("Details are set out in Annex III."));
         assert!(is_pointer("See Section 3.1.2."));
         assert!(!is_pointer("See you at the front desk at 9:00 am."));
+        assert!(opens_pointer("See Package maintainer scripts and installation procedure"));
+        assert!(opens_pointer("see also “Hours & Access”"));
+        assert!(opens_pointer("cf. Chapter 6"));
+        assert!(!opens_pointer("See you at the front desk"));
+        assert!(!opens_pointer("Seeing Eye dogs are welcome"));
     }
 }

@@ -148,6 +148,17 @@ function generate(user, repairing) {
   return '```json\n' + JSON.stringify({ answer, citations }) + '\n```';
 }
 
+// The rewriter: the question's words, and the headings that share a word
+// with it (a careful small model keeps the question and borrows the
+// documents' terms).
+function rewrite(user) {
+  const question = user.split('Question: ').pop();
+  const asked = new Set(words(question));
+  const headings = [...user.matchAll(/<heading>(.*?)<\/heading>/g)].map((m) => m[1]);
+  const related = headings.filter((h) => words(h).some((w) => asked.has(w)));
+  return JSON.stringify({ query: [question, ...related].join(' ') });
+}
+
 // The judge: decomposes the answer into one claim per sentence and scores each
 // against the passages, in one reply. Fooled (🤥), it scores every claim 0.9;
 // asked to (🙈 in the question), it leaves the answer's last sentence out.
@@ -184,7 +195,8 @@ export class AiDouble extends WorkerEntrypoint {
     if (question.includes('⌛')) await sleep(10000);
     const repairing = input.messages.some((m) => m.role === 'assistant');
     let response;
-    if (system.startsWith('You answer questions')) response = generate(user, repairing);
+    if (system.startsWith('You turn a question')) response = rewrite(user);
+    else if (system.startsWith('You answer questions')) response = generate(user, repairing);
     else response = judge(user);
     const prompt = input.messages.map((m) => m.content).join('\n');
     return { response, usage: { prompt_tokens: tokens(prompt), completion_tokens: tokens(response), total_tokens: tokens(prompt) + tokens(response) } };

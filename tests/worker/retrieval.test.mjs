@@ -6,15 +6,15 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startWorker, ingest, ask, corpusDocuments, ROOT } from './harness.mjs';
+import { startWorker, ingest, ask, corpusDocuments, ROOT, WORKERS_AI } from './harness.mjs';
 
 const FIXTURE = join(ROOT, 'tests', 'fixtures', 'references');
 const QUESTION = 'When may guests of Harbor members enter the building?';
 const workers = [];
 after(() => Promise.all(workers.map((w) => w.stop())));
 
-async function workerWith(vars, fixture = FIXTURE) {
-  const worker = await startWorker({ vars: { TOP_K: '1', ...vars } });
+async function workerWith(vars, fixture = FIXTURE, engine = {}) {
+  const worker = await startWorker({ ...engine, vars: { TOP_K: '1', ...vars } });
   workers.push(worker);
   const loaded = await ingest(worker.url, corpusDocuments(fixture), { vocabulary: null });
   assert.equal(loaded.status, 200, JSON.stringify(loaded.body));
@@ -69,6 +69,41 @@ test('a rewrite rescues a question on weak evidence; one still refuses; off, the
   const off = await workerWith({ QUERY_REWRITE: 'off' }, fixture);
   const refused = (await ask(off.url, 'When does the Osprey lounge bar open on Sundays?')).body;
   assert.deepEqual([refused.status, refused.reason], ['refused', 'no_evidence']);
+});
+
+test('on Workers AI the rewrite is one call to the small rewrite model, paid for like the others', async () => {
+  const fixture = join(ROOT, 'tests', 'fixtures', 'rewrite');
+  const question = 'When does the Osprey lounge bar open on Sundays?';
+  const evidence = (body) => body.stages.find((s) => s.name === 'evidence').detail;
+  const on = (await ask((await workerWith({}, fixture, WORKERS_AI)).url, question)).body;
+  const off = (await ask((await workerWith({ QUERY_REWRITE: 'off' }, fixture, WORKERS_AI)).url, question)).body;
+  assert.deepEqual([off.status, off.reason], ['refused', 'no_evidence']);
+  // The double rewrites as a careful model would: the question, and the headings that share its words.
+  assert.match(evidence(on), /^rewrite: looked up "When does the Osprey lounge bar open on Sundays\? Osprey café" again, 1 new passage/);
+  assert.equal(on.status, 'answered', evidence(on));
+  assert.deepEqual(on.citations.map((c) => c.passageId), ['osprey-02']);
+  // Off: one embedding. On: that, the rewrite call, its query's embedding, a generation and a judge call.
+  assert.deepEqual([off.cost.calls, on.cost.calls], [1, 5]);
+  const reserved = Number(on.stages.find((s) => s.name === 'spend').detail.match(/^reserved (\d+) neurons/)[1]);
+  assert.ok(on.cost.neurons > off.cost.neurons && on.cost.neurons <= reserved, `${on.cost.neurons} of ${reserved}`);
+});
+
+test('a corpus\'s own reference words come with its vocabulary; changing them re-stages its passages', async () => {
+  const fixture = join(ROOT, 'tests', 'fixtures', 'reference-words');
+  const worker = await startWorker({ vars: { TOP_K: '1', HOP_SLOTS: '1' } });
+  workers.push(worker);
+  const question = 'When may guests of boat owners use the marina pontoons?';
+  const plain = await ingest(worker.url, corpusDocuments(fixture), { vocabulary: null });
+  assert.equal(plain.status, 200, JSON.stringify(plain.body));
+  assert.equal((await ask(worker.url, question)).body.status, 'refused', '"Rule 4" is no reference in general English');
+  const words = await ingest(worker.url, corpusDocuments(fixture), { vocabulary: { references: { numbered: ['rule'] } } });
+  assert.equal(words.status, 200, JSON.stringify(words.body));
+  assert.equal(words.body.updated.length, 4, 'every passage re-staged under the new words');
+  assert.notEqual(words.body.corpusVersion, plain.body.corpusVersion, 'the version covers the words');
+  const { body } = await ask(worker.url, question);
+  assert.match(body.stages.find((s) => s.name === 'retrieve').detail, /followed 1 reference: rules-01 -> rules-04/);
+  assert.equal(body.status, 'answered', JSON.stringify(body.stages));
+  assert.deepEqual(body.citations.map((c) => c.passageId), ['rules-04']);
 });
 
 test('HEADING_WEIGHT moves a heading match up: the text that repeats the word ranks first at 1, the heading at 4', async () => {

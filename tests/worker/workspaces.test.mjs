@@ -156,11 +156,41 @@ test('a PDF\'s text is extracted on the server and answered from; a broken one i
   assert.deepEqual([up.body.document, up.body.added], ['timetable', 1]);
   const answered = await askIn(w.secret, FERRY_QUESTION);
   assert.equal(answered.body.status, 'answered', JSON.stringify(answered.body.stages));
-  assert.equal(answered.body.citations[0].passageId, `w${w.id}-timetable-01`);
+  // A PDF's passage carries its page: `doc:page:NN`, and `page` in the citation.
+  assert.equal(answered.body.citations[0].passageId, `w${w.id}-timetable:1:01`);
+  assert.equal(answered.body.citations[0].page, 1);
+  assert.equal(answered.body.retrieval.find((r) => r.passageId === `w${w.id}-timetable:1:01`).page, 1);
   const truncated = pdfOf('The Larkport ferry leaves at 7:15 am.').subarray(0, 120);
   const broken = await upload(worker.url, w.id, w.secret, 'broken.pdf', truncated, 'application/pdf');
   assert.deepEqual([broken.status, broken.body.error.code], [422, 'unreadable_pdf']);
   assert.equal(passagesOf(w.id), 1, 'nothing stored for the broken file');
+});
+
+test('an upload\'s references are followed within its workspace, never into the shared corpus', async () => {
+  const hopping = await startWorker({ vars: { ...LIMITS, TOP_K: '1', HOP_SLOTS: '1', WORKSPACE_MAX_PASSAGES: '10' } });
+  try {
+    await ingest(hopping.url, corpusDocuments());
+    const w = (await create(hopping.url)).body;
+    const club = '# Club\n\n## Entry\n\nLarkport members enter the club with their card at any hour. When guests of Larkport members may enter the club is set out in Section 3.\n\n'
+      + '## 2 Lockers\n\nLockers are rented by the month.\n\n## 3 Guest hours\n\nGuests of Larkport members may enter the club from 9:00 am to 5:00 pm.\n';
+    assert.equal((await upload(hopping.url, w.id, w.secret, 'club.md', club)).status, 200);
+    const edges = d1(hopping.persist, `SELECT passage, target FROM passage_refs WHERE passage LIKE 'w${w.id}-%'`);
+    assert.deepEqual(edges, [{ passage: `w${w.id}-club-01`, target: `w${w.id}/n:3` }]);
+    const question = 'When may guests of Larkport members enter the club?';
+    const { body } = await ask(hopping.url, question, { scope: 'workspace' }, withSecret(w.secret));
+    const retrieve = body.stages.find((s) => s.name === 'retrieve').detail;
+    assert.match(retrieve, new RegExp(`followed 1 reference: w${w.id}-club-01 -> w${w.id}-club-03`));
+    assert.equal(body.status, 'answered', JSON.stringify(body.stages));
+    assert.deepEqual(body.citations.map((c) => c.passageId), [`w${w.id}-club-03`]);
+    // The shared corpus has numbered sections too: none is reached from the upload.
+    const all = await ask(hopping.url, question, {}, withSecret(w.secret));
+    assert.ok(all.body.retrieval.filter((r) => r.via).every((r) => r.passageId.startsWith(`w${w.id}-`)), JSON.stringify(all.body.retrieval));
+    await fetch(`${hopping.url}/workspaces/${w.id}`, { method: 'DELETE', headers: withSecret(w.secret) });
+    assert.deepEqual(d1(hopping.persist, `SELECT count(*) AS n FROM passage_refs WHERE passage LIKE 'w${w.id}-%'`), [{ n: 0 }]);
+    assert.deepEqual(d1(hopping.persist, `SELECT count(*) AS n FROM passage_anchors WHERE passage LIKE 'w${w.id}-%'`), [{ n: 0 }]);
+  } finally {
+    await hopping.stop();
+  }
 });
 
 test('uploading a file of the same name replaces it; a new version is a new cache key', async () => {
