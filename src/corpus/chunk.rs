@@ -21,8 +21,12 @@ use crate::text;
 pub const MAX_PASSAGE_CHARS: usize = 1200;
 /// Longest heading kept (bytes); a longer one is cut at a character boundary.
 pub const MAX_HEADING_CHARS: usize = 160;
-/// Longest document stem (bytes).
-pub const MAX_STEM_CHARS: usize = 64;
+/// Longest document stem (bytes): short enough that every passage id fits
+/// [`MAX_ID_BYTES`], a workspace's prefix and a PDF's page included.
+pub const MAX_STEM_CHARS: usize = 36;
+/// Longest passage id (bytes): Vectorize's limit on a vector id, which is the
+/// passage id.
+pub const MAX_ID_BYTES: usize = 64;
 
 /// One retrievable unit of a document.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,7 +77,9 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The document stem of a file name: `Late Fees.md` -> `late-fees`.
+/// The document stem of a file name: `Late Fees.md` -> `late-fees`. A stem
+/// longer than [`MAX_STEM_CHARS`] keeps its start and ends with 8 hex digits
+/// of its SHA-256, so two long names that share a beginning stay two documents.
 pub fn doc_stem(file_name: &str) -> String {
     let base = file_name.rsplit('/').next().unwrap_or(file_name);
     let without_ext = base.rsplit_once('.').map_or(base, |(stem, _)| stem);
@@ -86,7 +92,11 @@ pub fn doc_stem(file_name: &str) -> String {
         }
     }
     let stem = stem.trim_end_matches('-');
-    truncate(stem, MAX_STEM_CHARS).trim_end_matches('-').to_string()
+    if stem.len() <= MAX_STEM_CHARS {
+        return stem.to_string();
+    }
+    let digest = hex(&Sha256::digest(stem.as_bytes())[..4]);
+    format!("{}-{digest}", truncate(stem, MAX_STEM_CHARS - digest.len() - 1).trim_end_matches('-'))
 }
 
 /// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
@@ -289,6 +299,26 @@ mod tests {
         for p in &passages {
             assert!(p.text.len() <= MAX_PASSAGE_CHARS && p.section.len() <= MAX_HEADING_CHARS && p.doc.len() <= MAX_STEM_CHARS, "{p:?}");
         }
+    }
+
+    /// Every id fits a vector id: the longest stem, in a workspace, on a PDF's
+    /// last page, with a five-digit ordinal.
+    #[test]
+    fn ids_fit_vectorize() {
+        assert!(doc_stem(&format!("{}.pdf", "Quarterly report ".repeat(10))).len() <= MAX_STEM_CHARS);
+        let worst = format!("w{}-{}:{}:{}", "f".repeat(16), "s".repeat(MAX_STEM_CHARS), crate::corpus::pdf::MAX_PAGES, 99_999);
+        assert!(worst.len() <= MAX_ID_BYTES, "{} bytes: {worst}", worst.len());
+    }
+
+    /// Long names keep their start and stay apart by a digest of the whole.
+    #[test]
+    fn long_stems_stay_distinct() {
+        let a = doc_stem("Quarterly report for the northern region 2026 Q1.md");
+        let b = doc_stem("Quarterly report for the northern region 2026 Q2.md");
+        assert!(a.starts_with("quarterly-report-for-the") && a.len() <= MAX_STEM_CHARS, "{a}");
+        assert_ne!(a, b);
+        assert_eq!(a, doc_stem("quarterly report for the northern region 2026 q1.txt"), "the stem, not the spelling");
+        assert_eq!(doc_stem("Late Fees.md"), "late-fees");
     }
 
     #[test]

@@ -150,6 +150,9 @@ struct Models {
     embedding: String,
     generation: String,
     judge: String,
+    /// The rewrite's model, while the rewrite is on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rewrite: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -167,6 +170,7 @@ pub async fn health(env: &Env) -> Result<Response, ApiError> {
         embedding: config.embedding_model.clone(),
         generation: config.generation_model.clone(),
         judge: config.judge_model.clone(),
+        rewrite: config.query_rewrite.then(|| config.rewrite_model.clone()),
     });
     let index = vectorize::from_env(env);
     let vectors = match (&index, config.engine) {

@@ -229,6 +229,9 @@ export class VectorizeDouble extends WorkerEntrypoint {
   }
 
   async upsert(vectors) {
+    // Vectorize refuses a vector id over 64 bytes.
+    const long = vectors.find((v) => new TextEncoder().encode(v.id).length > 64);
+    if (long) throw new Error(`VECTOR_UPSERT_ERROR: id "${long.id}" is over 64 bytes`);
     for (const v of vectors) index.set(v.id, v);
     return { mutationId: crypto.randomUUID(), count: vectors.length };
   }

@@ -21,6 +21,7 @@ test('/health names the engine, its models and the bindings present', async () =
   assert.equal(health.engine, 'workers-ai');
   assert.deepEqual(health.bindings, { db: true, ai: true, vectorize: true });
   assert.equal(health.models.judge, '@cf/mistralai/mistral-small-3.1-24b-instruct');
+  assert.equal(health.models.rewrite, '@cf/meta/llama-3.2-3b-instruct');
 });
 
 test('ingest embeds every passage (charged) and a second ingest embeds nothing', async () => {

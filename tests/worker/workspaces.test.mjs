@@ -247,6 +247,11 @@ test('Workers AI engine: an upload\'s embeddings go through the spend cap, and e
     assert.ok(Math.abs(after.spentNeurons - spentBefore - up.body.embeddingNeurons) < 1e-6, 'charged to the day');
     assert.equal(after.reservedNeurons, 0, 'settled');
     assert.equal((await health()).vectors, vectorsBefore + 1);
+    // A long file name still makes ids within Vectorize's 64 bytes (the double refuses longer ones).
+    const long = await upload(w.url, ws.id, ws.secret, `${'Larkport harbour timetable '.repeat(4)}.pdf`, pdfOf('The night boat leaves at 11:30 pm.'), 'application/pdf');
+    assert.equal(long.status, 200, JSON.stringify(long.body));
+    assert.ok(long.body.document.length <= 36, long.body.document);
+    assert.equal((await health()).vectors, vectorsBefore + 2);
 
     const mine = await ask(w.url, FERRY_QUESTION, {}, withSecret(ws.secret));
     assert.ok(mine.body.retrieval.some((r) => r.passageId === `w${ws.id}-ferry-01` && r.vectorRank !== null), 'found by vector too');
