@@ -190,7 +190,9 @@ fn lower_words(text: &str) -> Vec<String> {
 impl Ask {
     /// Reads a question, with the corpus's synonyms.
     pub fn parse(question: &str, vocabulary: &Vocabulary) -> Ask {
-        let words = lower_words(question);
+        // The grammar is read in the clause that asks; the terms come from all of it.
+        let asked = asking_clause(question);
+        let words = lower_words(asked);
         let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
         let (mut kind, consumed) = read_wh(&words);
         if matches!(kind, Kind::Open | Kind::Entity) && has(PRICE_WORDS) && !asks_what_happens(&words) && !starts_yes_no(&words) {
@@ -214,7 +216,7 @@ impl Ask {
         let names: Vec<String> = all_names.iter().filter(|n| !options.contains(n)).cloned().collect();
         let core_names = match kind {
             Kind::Open | Kind::YesNo => names.clone(),
-            _ => subject_names(question, &words, &names),
+            _ => subject_names(asked, &words, &names),
         };
         // For an amount of money, the subject is the predicate: "what does the Scale plan cost" is about the plan.
         let skip: &[&str] = if kind == Kind::Money { PRICE_WORDS } else { &[] };
@@ -574,6 +576,27 @@ fn predicate(words: &[String], consumed: &[String], name_terms: &[String], skip:
     }
 }
 
+/// The clause that asks, when a statement sets the scene before it: "If the
+/// variable is unset, *which program …*?", "Binaries are stripped by default;
+/// *which option …*?". A question that opens with its wh-word, a preposition
+/// and one, or an auxiliary is read whole (a later "which" there opens a
+/// relative clause), and so is one whose clauses open with none.
+fn asking_clause(question: &str) -> &str {
+    let opens = |text: &str| {
+        let words = lower_words(text);
+        let first = words.first().map(String::as_str).unwrap_or("");
+        let fronted = PREPOSITIONS.contains(&first) && words.get(1).is_some_and(|w| WH_WORDS.contains(&w.as_str()));
+        (WH_WORDS.contains(&first) || fronted, AUXILIARIES.contains(&first))
+    };
+    let (wh, auxiliary) = opens(question);
+    if wh || auxiliary {
+        return question;
+    }
+    let starts = question.char_indices().filter(|(_, c)| matches!(c, ';' | ':' | ',')).map(|(i, c)| i + c.len_utf8());
+    let asking: Vec<usize> = starts.filter(|&i| opens(&question[i..]).0).collect();
+    asking.last().map_or(question, |&i| question[i..].trim_start())
+}
+
 /// Where the question's own wh-word stands: first, or, in a statement-shaped
 /// question, the last one ("… in what city?"). None for a yes/no question.
 fn wh_position(words: &[String]) -> Option<usize> {
@@ -786,6 +809,17 @@ mod tests {
         let ask = ask(question);
         let focus = Focus::new(&ask.focus, &vec![1; ask.focus.len()], 40);
         ask.answers(&focus, answer)
+    }
+
+    /// A statement before the asking clause sets the scene; the clause asks.
+    #[test]
+    fn the_asking_clause_is_read() {
+        assert_eq!(asking_clause("If the tank is empty, which valve should be closed first?"), "which valve should be closed first?");
+        assert_eq!(asking_clause("Boats are fuelled at dawn; when does the fuel dock close?"), "when does the fuel dock close?");
+        assert_eq!(asking_clause("Which tool, which the docs name, rebuilds the index?"), "Which tool, which the docs name, rebuilds the index?");
+        assert_eq!(asking_clause("Harbor Lights was filmed in what city?"), "Harbor Lights was filmed in what city?");
+        assert_eq!(asking_clause("Does the pool open, when it rains?"), "Does the pool open, when it rains?");
+        assert_eq!(ask("Binaries are stripped by default; which option keeps symbols when debugging?").kind, Kind::Entity);
     }
 
     /// Table: question -> the kind of fact it asks for.
