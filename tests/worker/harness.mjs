@@ -127,7 +127,7 @@ export function corpusDocuments(dir = join(ROOT, 'corpus')) {
     .map((name) => ({ name, text: readFileSync(join(dir, name), 'utf8') }));
 }
 
-/** The vocabulary that ships beside a corpus folder (its synonyms), if any. */
+/** The vocabulary that ships beside a corpus folder (its synonyms and reference words), if any. */
 export function corpusVocabulary(dir = join(ROOT, 'corpus')) {
   const file = join(dir, 'vocabulary.json');
   return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;

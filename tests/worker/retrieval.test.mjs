@@ -104,6 +104,8 @@ test('a corpus\'s own reference words come with its vocabulary; changing them re
   assert.match(body.stages.find((s) => s.name === 'retrieve').detail, /followed 1 reference: rules-01 -> rules-04/);
   assert.equal(body.status, 'answered', JSON.stringify(body.stages));
   assert.deepEqual(body.citations.map((c) => c.passageId), ['rules-04']);
+  const same = await ingest(worker.url, corpusDocuments(fixture), { vocabulary: { references: { numbered: ['rule'] } } });
+  assert.deepEqual([same.body.updated.length, same.body.corpusVersion], [0, words.body.corpusVersion], 'the same words re-stage nothing');
 });
 
 test('HEADING_WEIGHT moves a heading match up: the text that repeats the word ranks first at 1, the heading at 4', async () => {
