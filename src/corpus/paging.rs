@@ -170,8 +170,9 @@ struct Written<'a> {
 }
 
 /// A plan's changes as JSON arrays of staged rows, each at most
-/// [`STATEMENT_BYTES`].
-pub fn staged_rows(plan: &IngestPlan, origin: Origin, patterns: &Patterns) -> Result<Vec<String>, ApiError> {
+/// [`STATEMENT_BYTES`]: a page's of the shared corpus, or (`workspace`) an
+/// upload's, whose reference keys are its workspace's own.
+pub fn staged_rows(plan: &IngestPlan, origin: Origin, patterns: &Patterns, workspace: Option<&str>) -> Result<Vec<String>, ApiError> {
     let written = plan.added.iter().chain(&plan.updated).map(|p| StagedRow {
         id: &p.id,
         passage: Some(Written {
@@ -182,8 +183,8 @@ pub fn staged_rows(plan: &IngestPlan, origin: Origin, patterns: &Patterns) -> Re
             origin: origin.as_str(),
             terms: p.body_terms(),
             heading: p.heading_terms(),
-            refs: references::references(p, patterns),
-            anchors: references::anchors(p, patterns),
+            refs: references::scoped(references::references(p, patterns), workspace),
+            anchors: references::scoped(references::anchors(p, patterns), workspace),
         }),
     });
     let removed = plan.removed.iter().map(|id| StagedRow { id, passage: None });
@@ -331,7 +332,7 @@ mod tests {
         let stored = vec![StoredPassage { id: "gone-01".into(), doc: "gone".into(), hash: "h".into(), origin: Origin::Corpus }];
         let scope = BTreeSet::from(["long".to_string(), "gone".to_string()]);
         let plan = plan(&stored, passages.clone(), &scope, false, &Vocabulary::default());
-        let chunks = staged_rows(&plan, Origin::Corpus, &Patterns::default()).unwrap();
+        let chunks = staged_rows(&plan, Origin::Corpus, &Patterns::default(), None).unwrap();
         assert!(chunks.iter().all(|c| c.len() <= STATEMENT_BYTES));
         let rows: Vec<serde_json::Value> = chunks.iter().flat_map(|c| serde_json::from_str::<Vec<serde_json::Value>>(c).unwrap()).collect();
         assert_eq!(rows.len(), passages.len() + 1);
@@ -343,7 +344,7 @@ mod tests {
     fn a_page_over_the_statement_budget_is_refused() {
         let text: String = (0..4000).map(|i| format!("## Part {i}\n\n{}\n\n", "word ".repeat(200))).collect();
         let plan = plan(&[], chunk::chunk_document("huge.md", &text), &BTreeSet::new(), false, &Vocabulary::default());
-        let rows = staged_rows(&plan, Origin::Corpus, &Patterns::default()).unwrap();
+        let rows = staged_rows(&plan, Origin::Corpus, &Patterns::default(), None).unwrap();
         assert!(matches!(check_statements(&rows, &[]), Err(ApiError::PageTooLarge { .. })));
         assert!(check_statements(&rows[..MAX_PAGE_STATEMENTS], &[]).is_ok());
     }

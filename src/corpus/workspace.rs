@@ -339,6 +339,26 @@ mod tests {
         assert_eq!(Document::read(DocumentKind::Markdown, "a.md", vec![0xff]).unwrap_err().code(), "bad_request");
     }
 
+    /// The largest upload the default limits allow is written in a handful of
+    /// JSON arrays (eight set-based statements each, four for a new
+    /// document): inside the Free plan's 50 D1 queries per invocation with
+    /// room for the request's reads, whatever its passage count.
+    #[test]
+    fn the_largest_default_upload_is_a_few_statements() {
+        let limits = Limits::default();
+        let paragraph = "Members may book the quiet room for two hours at a time, see Section 4 for the rules. ".repeat(12);
+        let mut text = String::from("# Handbook\n\n");
+        while text.chars().count() + paragraph.len() + 2 < limits.max_chars {
+            text.push_str(&paragraph);
+            text.push_str("\n\n");
+        }
+        let plan = plan_upload("00000000000000aa", "handbook.md", &Document::Markdown(text), &[], &limits).unwrap();
+        let rows = crate::corpus::paging::staged_rows(&plan, crate::api::response::Origin::Upload, &Default::default(), Some("00000000000000aa")).unwrap();
+        assert!(plan.added.len() > 150, "{} passages", plan.added.len());
+        assert!(rows.len() * 8 + 1 <= 42, "{} arrays", rows.len());
+        assert!(rows[0].contains("\"w00000000000000aa/n:4\""), "references scoped to the workspace");
+    }
+
     /// A PDF's passages carry their page: `doc:page:NN`, NN counted per page.
     #[test]
     fn pdf_passages_are_numbered_by_page() {

@@ -8,10 +8,10 @@ use serde::Deserialize;
 use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, D1PreparedStatement, Env};
 
-use crate::corpus::chunk::Passage;
 use crate::api::error::ApiError;
 use crate::corpus::ingest::{Digest, IngestPlan, StoredPassage};
-use crate::corpus::references::{self, Patterns};
+use crate::corpus::paging;
+use crate::corpus::references::Patterns;
 use crate::api::response::Origin;
 use crate::corpus::workspace::{self, Scope, WorkspaceState};
 use crate::ports::{Corpus, CorpusState};
@@ -141,60 +141,87 @@ impl D1Corpus {
     /// Applies a plan to a workspace (an upload, or an approved answer) and
     /// records its new version, in one transaction.
     pub async fn apply_to_workspace(&self, plan: &IngestPlan, workspace: &str, origin: Origin) -> Result<(), ApiError> {
-        let mut batch = self.changes(plan, Some(workspace), origin)?;
+        let mut batch = self.changes(plan, workspace, origin)?;
         batch.push(self.statement("UPDATE workspaces SET version = ?2 WHERE id = ?1", &[workspace.into(), plan.version.as_str().into()])?);
         self.db.batch(batch).await.map_err(dependency("apply upload"))?;
         Ok(())
     }
 
-    /// The statements that write a plan's passages and their index rows.
-    fn changes(&self, plan: &IngestPlan, workspace: Option<&str>, origin: Origin) -> Result<Vec<D1PreparedStatement>, ApiError> {
-        let scope = workspace::token(workspace);
+    /// The statements that write a plan into a workspace: its rows as a
+    /// page stages them (text, index terms, references and anchors, keys
+    /// scoped to the workspace), in JSON arrays of at most
+    /// [`paging::STATEMENT_BYTES`], each written by the set-based
+    /// [`WORKSPACE_WRITES`] (the four inserts alone for a new document): an
+    /// upload of the default size stays inside the Free plan's 50 D1 queries
+    /// per invocation, whatever its passage count. An upload's
+    /// references use the general words only: a corpus's own are the corpus's.
+    fn changes(&self, plan: &IngestPlan, workspace: &str, origin: Origin) -> Result<Vec<D1PreparedStatement>, ApiError> {
+        let scope = workspace::token(Some(workspace));
+        // A new document touches no stored row: its arrays need no deletes.
+        let deletes = if plan.updated.is_empty() && plan.removed.is_empty() { WORKSPACE_DELETES } else { 0 };
         let mut batch = Vec::new();
-        for passage in &plan.added {
-            let [id, doc, section, text, hash] = passage_args(passage);
-            batch.push(self.statement(
-                "INSERT INTO passages (id, doc, section, text, hash, workspace, origin) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                &[id, doc, section, text, hash, optional(workspace), origin.as_str().into()],
-            )?);
-        }
-        for passage in &plan.updated {
-            batch.push(self.statement(
-                "UPDATE passages SET doc = ?2, section = ?3, text = ?4, hash = ?5 WHERE id = ?1",
-                &passage_args(passage),
-            )?);
-            batch.push(self.statement("DELETE FROM passages_fts WHERE id = ?1", &[passage.id.as_str().into()])?);
-        }
-        for id in plan.updated.iter().map(|p| &p.id).chain(&plan.removed) {
-            batch.push(self.statement("DELETE FROM passage_refs WHERE passage = ?1", &[id.as_str().into()])?);
-            batch.push(self.statement("DELETE FROM passage_anchors WHERE passage = ?1", &[id.as_str().into()])?);
-        }
-        // An upload's references resolve among its workspace's own passages
-        // (general words only: a corpus's reference words are the corpus's).
-        let patterns = Patterns::default();
-        for passage in plan.added.iter().chain(&plan.updated) {
-            let id: JsValue = passage.id.as_str().into();
-            batch.push(self.statement(
-                "INSERT INTO passages_fts (id, scope, terms, heading) VALUES (?1, ?2, ?3, ?4)",
-                &[id.clone(), scope.as_str().into(), passage.body_terms().into(), passage.heading_terms().into()],
-            )?);
-            let keys = |keys: Vec<String>| serde_json::to_string(&references::scoped(keys, workspace)).unwrap_or_else(|_| "[]".into());
-            batch.push(self.statement(
-                "INSERT OR IGNORE INTO passage_refs (passage, target) SELECT ?1, value FROM json_each(?2)",
-                &[id.clone(), keys(references::references(passage, &patterns)).into()],
-            )?);
-            batch.push(self.statement(
-                "INSERT OR IGNORE INTO passage_anchors (anchor, passage) SELECT value, ?1 FROM json_each(?2)",
-                &[id, keys(references::anchors(passage, &patterns)).into()],
-            )?);
-        }
-        for id in &plan.removed {
-            batch.push(self.statement("DELETE FROM passages WHERE id = ?1", &[id.as_str().into()])?);
-            batch.push(self.statement("DELETE FROM passages_fts WHERE id = ?1", &[id.as_str().into()])?);
+        for rows in paging::staged_rows(plan, origin, &Patterns::default(), Some(workspace))? {
+            for (sql, second) in &WORKSPACE_WRITES[deletes..] {
+                let args: Vec<JsValue> = match *second {
+                    Second::Nothing => vec![rows.as_str().into()],
+                    Second::Workspace => vec![rows.as_str().into(), workspace.into()],
+                    Second::Scope => vec![rows.as_str().into(), scope.as_str().into()],
+                };
+                batch.push(self.statement(sql, &args)?);
+            }
         }
         Ok(batch)
     }
 }
+
+/// What a workspace write binds after its rows (`?1`), as `?2`.
+enum Second {
+    Nothing,
+    Workspace,
+    Scope,
+}
+
+/// How many of [`WORKSPACE_WRITES`] come first and only delete.
+const WORKSPACE_DELETES: usize = 4;
+
+/// Writes one JSON array of staged rows into a workspace: every touched
+/// passage's index rows and edges out, removed passages out, written ones
+/// upserted, indexed and linked.
+const WORKSPACE_WRITES: [(&str, Second); 8] = [
+    ("DELETE FROM passages_fts WHERE id IN (SELECT json_extract(value, '$.id') FROM json_each(?1))", Second::Nothing),
+    ("DELETE FROM passage_refs WHERE passage IN (SELECT json_extract(value, '$.id') FROM json_each(?1))", Second::Nothing),
+    ("DELETE FROM passage_anchors WHERE passage IN (SELECT json_extract(value, '$.id') FROM json_each(?1))", Second::Nothing),
+    (
+        "DELETE FROM passages WHERE workspace = ?2 AND id IN \
+         (SELECT json_extract(value, '$.id') FROM json_each(?1) WHERE json_extract(value, '$.hash') IS NULL)",
+        Second::Workspace,
+    ),
+    (
+        // `AND true` tells SQLite's parser the ON CONFLICT is the upsert's.
+        "INSERT INTO passages (id, doc, section, text, hash, workspace, origin) \
+         SELECT json_extract(value, '$.id'), json_extract(value, '$.doc'), json_extract(value, '$.section'), json_extract(value, '$.text'), \
+         json_extract(value, '$.hash'), ?2, json_extract(value, '$.origin') FROM json_each(?1) \
+         WHERE json_extract(value, '$.hash') IS NOT NULL AND true \
+         ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, section = excluded.section, text = excluded.text, hash = excluded.hash",
+        Second::Workspace,
+    ),
+    (
+        "INSERT INTO passages_fts (id, scope, terms, heading) \
+         SELECT json_extract(value, '$.id'), ?2, json_extract(value, '$.terms'), json_extract(value, '$.heading') FROM json_each(?1) \
+         WHERE json_extract(value, '$.hash') IS NOT NULL",
+        Second::Scope,
+    ),
+    (
+        "INSERT OR IGNORE INTO passage_refs (passage, target) SELECT json_extract(s.value, '$.id'), r.value \
+         FROM json_each(?1) s, json_each(json_extract(s.value, '$.refs')) r WHERE json_extract(s.value, '$.hash') IS NOT NULL",
+        Second::Nothing,
+    ),
+    (
+        "INSERT OR IGNORE INTO passage_anchors (anchor, passage) SELECT a.value, json_extract(s.value, '$.id') \
+         FROM json_each(?1) s, json_each(json_extract(s.value, '$.anchors')) a WHERE json_extract(s.value, '$.hash') IS NOT NULL",
+        Second::Nothing,
+    ),
+];
 
 /// A nullable text argument.
 fn optional(value: Option<&str>) -> JsValue {
@@ -209,10 +236,6 @@ fn in_scope(scope: &Scope) -> &'static str {
         Scope::With(_) => "(workspace IS NULL OR workspace = ?1)",
         Scope::Only(_) => "workspace = ?1",
     }
-}
-
-fn passage_args(p: &Passage) -> [JsValue; 5] {
-    [p.id.as_str().into(), p.doc.as_str().into(), p.section.as_str().into(), p.text.as_str().into(), p.content_hash().into()]
 }
 
 impl Corpus for D1Corpus {

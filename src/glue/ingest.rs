@@ -113,7 +113,7 @@ pub async fn write_shared(env: &Env, plan: &IngestPlan, origin: Origin) -> Resul
     let docs: BTreeSet<String> = plan.added.iter().chain(&plan.updated).map(|p| p.doc.clone()).collect();
     let old: Vec<StoredText> = staging.rows(staging.corpus.stored_of(&docs)?, "read stored text").await?;
     let words = staging.corpus.fresh_state().await?.vocabulary.references;
-    let rows = paging::staged_rows(plan, origin, &Patterns::new(&words))?;
+    let rows = paging::staged_rows(plan, origin, &Patterns::new(&words), None)?;
     staging.stage(&begin.ingest, 0, plan, rows, &old, &docs).await?;
     staging.commit(env, &begin.ingest).await
 }
@@ -279,7 +279,7 @@ impl Staging {
             plan.restage(&incoming);
         }
         let neurons = self.embed(env, &plan).await?;
-        let rows = paging::staged_rows(&plan, origin, &Patterns::new(&words))?;
+        let rows = paging::staged_rows(&plan, origin, &Patterns::new(&words), None)?;
         self.stage(id, page, &plan, rows, &old, &stems).await?;
         Ok(PageReport::new(page, &plan, neurons))
     }
