@@ -206,10 +206,11 @@ impl Corpus for MemoryCorpus {
             }
         }
         for w in self.workspaces_in(scope) {
+            let anchored: Vec<(&Passage, Vec<String>)> = w.passages.iter().map(|(q, _)| (q, references::anchors(q, &general))).collect();
             for (p, _) in w.passages.iter().filter(|(p, _)| from.contains(&p.id)) {
                 for key in references::references(p, &general) {
-                    let targets = w.passages.iter().map(|(q, _)| q).filter(|q| q.id != p.id && references::anchors(q, &general).contains(&key));
-                    edges.extend(targets.map(|q| (p.id.clone(), stored(q, Origin::Upload))));
+                    let targets = anchored.iter().filter(|(q, keys)| q.id != p.id && keys.contains(&key));
+                    edges.extend(targets.map(|(q, _)| (p.id.clone(), stored(q, Origin::Upload))));
                 }
             }
         }

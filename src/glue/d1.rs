@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, D1PreparedStatement, Env};
@@ -50,6 +51,11 @@ pub(super) fn dependency(context: &str) -> impl Fn(worker::Error) -> ApiError + 
     move |e| ApiError::Dependency(format!("D1 {context}: {e}"))
 }
 
+/// Every row a statement returns, decoded; `what` names the read in the log.
+pub(super) async fn rows<T: DeserializeOwned>(statement: D1PreparedStatement, what: &str) -> Result<Vec<T>, ApiError> {
+    statement.all().await.map_err(dependency(what))?.results().map_err(dependency(what))
+}
+
 /// The `DB` binding; its absence is a configuration error.
 pub(super) fn database(env: &Env) -> Result<D1Database, ApiError> {
     env.d1("DB").map_err(|_| ApiError::Misconfigured("the D1 binding DB is missing".into()))
@@ -79,18 +85,12 @@ impl D1Corpus {
     /// (`None`) or of one workspace.
     pub async fn stored(&self, workspace: Option<&str>) -> Result<Vec<StoredPassage>, ApiError> {
         // `IS` compares NULL as a value: `workspace IS NULL` for the shared corpus.
-        let result = self
-            .statement("SELECT id, doc, hash, origin FROM passages WHERE workspace IS ?1 ORDER BY id", &[optional(workspace)])?
-            .all()
-            .await
-            .map_err(dependency("read passages"))?;
-        result.results().map_err(dependency("decode passages"))
+        rows(self.statement("SELECT id, doc, hash, origin FROM passages WHERE workspace IS ?1 ORDER BY id", &[optional(workspace)])?, "passages").await
     }
 
     /// The shared corpus's stored passages of these documents.
     pub async fn stored_in(&self, docs: &BTreeSet<String>) -> Result<Vec<StoredPassage>, ApiError> {
-        let result = self.stored_of(docs)?.all().await.map_err(dependency("read passages"))?;
-        result.results().map_err(dependency("decode passages"))
+        rows(self.stored_of(docs)?, "passages").await
     }
 
     /// The statement that reads [`Self::stored_in`].
@@ -108,15 +108,8 @@ impl D1Corpus {
 
     /// The shared corpus's state as D1 has it now (not this isolate's memory).
     pub async fn fresh_state(&self) -> Result<CorpusState, ApiError> {
-        let rows: Vec<Meta> = self
-            .db
-            .prepare("SELECT key, value FROM meta WHERE key IN ('corpus_version', 'vocabulary')")
-            .all()
-            .await
-            .map_err(dependency("read corpus state"))?
-            .results()
-            .map_err(dependency("decode corpus state"))?;
-        let value = |key: &str| rows.iter().find(|r| r.key == key).map(|r| r.value.as_str());
+        let meta: Vec<Meta> = rows(self.db.prepare("SELECT key, value FROM meta WHERE key IN ('corpus_version', 'vocabulary')"), "corpus state").await?;
+        let value = |key: &str| meta.iter().find(|r| r.key == key).map(|r| r.value.as_str());
         Ok(CorpusState {
             version: value("corpus_version").unwrap_or("empty").to_string(),
             // Only a vocabulary that passed ingest's checks is ever stored.
@@ -267,14 +260,8 @@ impl Corpus for D1Corpus {
         let placeholders = (2..ids.len() + 2).map(|i| format!("?{i}")).collect::<Vec<_>>().join(", ");
         let args: Vec<JsValue> = std::iter::once(optional(scope.workspace())).chain(ids.iter().map(|id| id.as_str().into())).collect();
         let sql = format!("SELECT id, doc, section, text, origin FROM passages WHERE id IN ({placeholders}) AND {}", in_scope(scope));
-        let rows: Vec<HitRow> = self
-            .statement(&sql, &args)?
-            .all()
-            .await
-            .map_err(dependency("read passages"))?
-            .results()
-            .map_err(dependency("decode passages"))?;
-        Ok(rows.into_iter().map(HitRow::into_hit).collect())
+        let found: Vec<HitRow> = rows(self.statement(&sql, &args)?, "passages").await?;
+        Ok(found.into_iter().map(HitRow::into_hit).collect())
     }
 
     async fn references(&self, scope: &Scope, from: &[String]) -> Result<Vec<(String, StoredHit)>, ApiError> {
@@ -286,14 +273,8 @@ impl Corpus for D1Corpus {
             in_scope(scope)
         );
         let from = serde_json::to_string(from).unwrap_or_else(|_| "[]".into());
-        let rows: Vec<EdgeRow> = self
-            .statement(&sql, &[optional(scope.workspace()), from.into()])?
-            .all()
-            .await
-            .map_err(dependency("read references"))?
-            .results()
-            .map_err(dependency("decode references"))?;
-        Ok(rows.into_iter().map(EdgeRow::into_edge).collect())
+        let edges: Vec<EdgeRow> = rows(self.statement(&sql, &[optional(scope.workspace()), from.into()])?, "references").await?;
+        Ok(edges.into_iter().map(EdgeRow::into_edge).collect())
     }
 
     /// Two round trips: the statistics, then the ranking over a candidate
@@ -348,18 +329,13 @@ impl Corpus for D1Corpus {
             None => expression.to_string(),
         };
         // bm25 weighs `terms` and `heading` (id 0, scope 0: the scope filter matches every row alike).
-        let hits: Vec<HitRow> = self
-            .statement(
-                "SELECT p.id, p.doc, p.section, p.text, p.origin FROM passages_fts \
-                 JOIN passages p ON p.id = passages_fts.id \
-                 WHERE passages_fts MATCH ?1 ORDER BY bm25(passages_fts, 0.0, 0.0, 1.0, ?3), p.id LIMIT ?2",
-                &[scope.restrict(&ranked).into(), JsValue::from(k as u32), JsValue::from(heading_weight)],
-            )?
-            .all()
-            .await
-            .map_err(dependency("lookup"))?
-            .results()
-            .map_err(dependency("decode hits"))?;
+        let ranking = self.statement(
+            "SELECT p.id, p.doc, p.section, p.text, p.origin FROM passages_fts \
+             JOIN passages p ON p.id = passages_fts.id \
+             WHERE passages_fts MATCH ?1 ORDER BY bm25(passages_fts, 0.0, 0.0, 1.0, ?3), p.id LIMIT ?2",
+            &[scope.restrict(&ranked).into(), JsValue::from(k as u32), JsValue::from(heading_weight)],
+        )?;
+        let hits: Vec<HitRow> = rows(ranking, "lookup").await?;
         Ok(Lookup { total_passages, doc_freqs, hits: hits.into_iter().map(HitRow::into_hit).collect() })
     }
 }

@@ -12,7 +12,7 @@ use worker::wasm_bindgen::JsValue;
 use worker::{D1PreparedStatement, Env, Request, Response};
 
 use super::admin::require_admin;
-use super::d1::{database, dependency, Count, D1Corpus};
+use super::d1::{database, dependency, rows, Count, D1Corpus};
 use super::ledger::D1Ledger;
 use super::ports::workers_ai;
 use super::{config, json, new_request_id, read_json_body, vectorize, vectors};
@@ -111,7 +111,7 @@ pub async fn write_shared(env: &Env, plan: &IngestPlan, origin: Origin) -> Resul
     let begin = BeginRequest { ingest: new_request_id(), complete: false, vocabulary: None, documents: Vec::new() };
     staging.begin(&begin).await?;
     let docs: BTreeSet<String> = plan.added.iter().chain(&plan.updated).map(|p| p.doc.clone()).collect();
-    let old: Vec<StoredText> = staging.rows(staging.corpus.stored_of(&docs)?, "read stored text").await?;
+    let old: Vec<StoredText> = rows(staging.corpus.stored_of(&docs)?, "read stored text").await?;
     let words = staging.corpus.fresh_state().await?.vocabulary.references;
     let rows = paging::staged_rows(plan, origin, &Patterns::new(&words), None)?;
     staging.stage(&begin.ingest, 0, plan, rows, &old, &docs).await?;
@@ -199,15 +199,11 @@ impl Staging {
         self.corpus.db().prepare(sql).bind(args).map_err(dependency("bind ingest"))
     }
 
-    async fn rows<T: for<'de> Deserialize<'de>>(&self, statement: D1PreparedStatement, what: &str) -> Result<Vec<T>, ApiError> {
-        statement.all().await.map_err(dependency(what))?.results().map_err(dependency(what))
-    }
-
     /// The shared corpus's documents that an ingest may remove (not an
     /// operator's approved answers).
     async fn stored_docs(&self) -> Result<BTreeSet<String>, ApiError> {
         let sql = "SELECT DISTINCT doc FROM passages WHERE workspace IS NULL AND origin != 'operator'";
-        let rows: Vec<DocRow> = self.rows(self.statement(sql, &[])?, "read documents").await?;
+        let rows: Vec<DocRow> = rows(self.statement(sql, &[])?, "read documents").await?;
         Ok(rows.into_iter().map(|r| r.doc).collect())
     }
 
@@ -224,7 +220,7 @@ impl Staging {
         let vocabulary = request.vocabulary_after(&state.vocabulary).canonical();
         let pages_done = match existing {
             Some(row) if row.base == state.version && row.vocabulary == vocabulary => {
-                let rows: Vec<PageRow> = self.rows(self.statement("SELECT page FROM ingest_pages WHERE ingest = ?1 ORDER BY page", &[id.into()])?, "read pages").await?;
+                let rows: Vec<PageRow> = rows(self.statement("SELECT page FROM ingest_pages WHERE ingest = ?1 ORDER BY page", &[id.into()])?, "read pages").await?;
                 rows.into_iter().map(|r| r.page).collect()
             }
             _ => {
@@ -460,7 +456,7 @@ impl Staging {
     /// The digest of the shared corpus from its rows: once, for a corpus
     /// ingested before digests were stored.
     async fn digest_from_rows(&self) -> Result<Digest, ApiError> {
-        let rows: Vec<HashRow> = self.rows(self.statement("SELECT id, hash FROM passages WHERE workspace IS NULL", &[])?, "read hashes").await?;
+        let rows: Vec<HashRow> = rows(self.statement("SELECT id, hash FROM passages WHERE workspace IS NULL", &[])?, "read hashes").await?;
         let mut digest = Digest::default();
         for row in rows {
             digest.add(&row.id, &row.hash);

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, Env, Method, Request, Response};
 
-use super::d1::{database, dependency, D1Corpus};
+use super::d1::{database, dependency, rows, D1Corpus};
 use super::ports::{workers_ai, WorkerPorts};
 use super::{config, is_admin, json, vectorize, vectors, workspace_secret};
 use crate::api::error::{ApiError, DocumentError};
@@ -243,15 +243,11 @@ struct DocumentRow {
 async fn describe(req: &Request, env: &Env, id: &str) -> Result<Response, ApiError> {
     let corpus = D1Corpus::new(env)?;
     let workspace = authorize(req, &corpus, id).await?;
-    let documents: Vec<DocumentRow> = database(env)?
+    let statement = database(env)?
         .prepare("SELECT doc, count(*) AS passages FROM passages WHERE workspace = ?1 GROUP BY doc ORDER BY doc")
         .bind(&[id.into()])
-        .map_err(dependency("bind documents"))?
-        .all()
-        .await
-        .map_err(dependency("read documents"))?
-        .results()
-        .map_err(dependency("decode documents"))?;
+        .map_err(dependency("bind documents"))?;
+    let documents: Vec<DocumentRow> = rows(statement, "documents").await?;
     Ok(json(200, &Described { id: workspace.id, expires_at: workspace.expires_at, version: workspace.version, documents }))
 }
 
@@ -274,15 +270,8 @@ struct IdRow {
 async fn delete(env: &Env, id: &str) -> Result<(), ApiError> {
     let db = database(env)?;
     if let Some(index) = vectorize::from_env(env) {
-        let ids: Vec<IdRow> = db
-            .prepare("SELECT id FROM passages WHERE workspace = ?1")
-            .bind(&[id.into()])
-            .map_err(dependency("bind workspace passages"))?
-            .all()
-            .await
-            .map_err(dependency("read workspace passages"))?
-            .results()
-            .map_err(dependency("decode workspace passages"))?;
+        let statement = db.prepare("SELECT id FROM passages WHERE workspace = ?1").bind(&[id.into()]).map_err(dependency("bind workspace passages"))?;
+        let ids: Vec<IdRow> = rows(statement, "workspace passages").await?;
         let ids: Vec<String> = ids.into_iter().map(|r| r.id).collect();
         for batch in ids.chunks(DELETE_BATCH) {
             index.remove(batch).await.map_err(|e| ApiError::Dependency(format!("Vectorize delete: {}", e.0)))?;
@@ -306,15 +295,11 @@ async fn delete(env: &Env, id: &str) -> Result<(), ApiError> {
 pub async fn expire(env: &Env) -> Result<(), ApiError> {
     let db = database(env)?;
     let now = now();
-    let expired: Vec<IdRow> = db
+    let statement = db
         .prepare("SELECT id FROM workspaces WHERE expires_at <= ?1 ORDER BY expires_at LIMIT ?2")
         .bind(&[JsValue::from(now as f64), JsValue::from(EXPIRE_PER_RUN)])
-        .map_err(dependency("bind expired"))?
-        .all()
-        .await
-        .map_err(dependency("read expired"))?
-        .results()
-        .map_err(dependency("decode expired"))?;
+        .map_err(dependency("bind expired"))?;
+    let expired: Vec<IdRow> = rows(statement, "expired workspaces").await?;
     for row in expired {
         delete(env, &row.id).await?;
     }
