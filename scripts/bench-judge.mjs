@@ -29,7 +29,10 @@ async function ask(url, question) {
  * quoted claims and numbers folded so that like reasons count together. */
 function why(body) {
   const stage = (body.stages ?? []).find((s) => s.status === 'refused' || s.status === 'blocked');
-  const detail = (stage?.detail ?? '')
+  // Under the threshold: the caps that put it there (the sanity stage's detail).
+  const caps = body.reason === 'below_threshold' ? (body.stages ?? []).find((s) => s.name === 'sanity')?.detail : undefined;
+  const detail = (caps ?? stage?.detail ?? '')
+    .replace(/"(?:[^"\\]|\\.)*": /g, '')
     .replace(/"(?:[^"\\]|\\.)*"/g, '"…"')
     .replace(/\d+(\.\d+)?/g, 'N')
     .split('; ')
