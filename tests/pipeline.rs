@@ -158,3 +158,17 @@ fn heading_weight_moves_a_heading_match_up() {
     assert_eq!(first(1.0), ["visitors-01", "notes-01"]);
     assert_eq!(first(4.0), ["notes-01", "visitors-01"]);
 }
+
+/// A visitor's own word for the place frames a question and decides nothing
+/// alone; the words at its core still refuse when the corpus never uses them.
+#[test]
+fn unknown_words_refuse_at_the_core_only() {
+    for question in ["Is there a late fee if I pay after the due date?", "How much is the gym add-on?", "Where can I park my car?"] {
+        let response = ask(question);
+        assert_eq!(response.status, Status::Refused, "{question}: {:?}", response.answer);
+        assert_eq!(response.reason, Some(Reason::NoEvidence), "{question}");
+    }
+    let dog = ask("Can I bring my dog to the coworking space?");
+    let evidence = dog.stages.iter().find(|s| s.name == StageName::Evidence).unwrap();
+    assert!(!evidence.detail.contains("never mentions"), "the framing words decided: {}", evidence.detail);
+}

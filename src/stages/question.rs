@@ -105,6 +105,11 @@ pub struct Ask {
     /// fact is asked ("born" in "what year was X born?", "attend" in "what
     /// college did X attend?"). The fact must sit in a clause with one.
     pub predicate: Vec<String>,
+    /// The head of the asked relation, as a phrase: the run of content words
+    /// around each predicate word ("the *gym add-on*"), or, in a yes/no
+    /// question, the run after the auxiliary ("is there a *late fee* …",
+    /// "can I *bring* …").
+    pub head: Vec<String>,
 }
 
 /// Auxiliary and modal verbs: a question opening with one asks yes or no.
@@ -229,6 +234,8 @@ impl Ask {
         // For an amount of money, the subject is the predicate: "what does the Scale plan cost" is about the plan.
         let skip: &[&str] = if kind == Kind::Money { PRICE_WORDS } else { &[] };
         let conjuncts = conjuncts(question, &names);
+        let predicate = predicate(&words, &consumed, &name_terms, skip);
+        let head = head_phrase(&words, &predicate, kind == Kind::YesNo);
         Ask {
             kind,
             type_noun,
@@ -242,7 +249,8 @@ impl Ask {
                 _ => Vec::new(),
             },
             core_names,
-            predicate: predicate(&words, &consumed, &name_terms, skip),
+            predicate,
+            head,
         }
     }
 
@@ -260,15 +268,7 @@ impl Ask {
             return self.focus.iter().map(|(t, _)| t.clone()).collect();
         }
         let negative = self.focus.iter().filter(|(_, word)| text::negations(word) > 0).map(|(t, _)| t.clone());
-        let head = (self.kind == Kind::YesNo).then(|| self.focus.first().map(|(t, _)| t.clone())).flatten();
-        self.names
-            .iter()
-            .chain(&self.options)
-            .flat_map(|n| text::terms(n))
-            .chain(self.predicate.iter().cloned())
-            .chain(head)
-            .chain(negative)
-            .collect()
+        self.names.iter().chain(&self.options).flat_map(|n| text::terms(n)).chain(self.head.iter().cloned()).chain(negative).collect()
     }
 
     /// The focus terms that are not part of a name: the relation asked about
@@ -714,6 +714,31 @@ fn predicate(words: &[String], consumed: &[String], name_terms: &[String], skip:
         }
         None => Vec::new(),
     }
+}
+
+/// The head of the asked relation (see [`Ask::head`]): the runs of content
+/// words (not stopwords, auxiliaries or the question's frame) that hold a
+/// predicate term, and, for a yes/no question, the first run after its auxiliary.
+fn head_phrase(words: &[String], predicate: &[String], yes_no: bool) -> Vec<String> {
+    let frame = frame_positions(words);
+    let content = |i: usize| !text::stopwords::is_stopword(&words[i]) && !AUXILIARIES.contains(&words[i].as_str()) && !frame[i];
+    let run = |i: usize| {
+        let start = (0..=i).rev().take_while(|&j| content(j)).last().unwrap_or(i);
+        let end = (i..words.len()).take_while(|&j| content(j)).last().unwrap_or(i);
+        (start..=end).flat_map(|j| text::terms(&words[j])).collect::<Vec<_>>()
+    };
+    let mut head: Vec<String> = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if content(i) && text::terms(w).iter().any(|t| predicate.contains(t)) {
+            head.extend(run(i));
+        }
+    }
+    if yes_no {
+        if let Some(first) = (1..words.len()).find(|&i| content(i)) {
+            head.extend(run(first));
+        }
+    }
+    head
 }
 
 /// The clause that asks, when a statement sets the scene before it: "If the
