@@ -211,6 +211,19 @@ mod tests {
         assert_eq!(emoji - ascii, 12);
     }
 
+    /// A model that takes a JSON constraint may be billed for it as prompt:
+    /// its bound counts the schema; a prompt-only model's does not.
+    #[test]
+    fn a_json_constraint_is_counted_in_the_bound() {
+        let messages = [Message::user("abcd")];
+        let schema = serde_json::json!({"type": "object", "properties": {"query": {"type": "string"}}});
+        let plain = call_bound(&messages, 64);
+        let constrained = chat_bound(crate::config::DEFAULT_JUDGE_MODEL, &messages, &schema, 64);
+        assert_eq!(constrained.input_tokens, plain.input_tokens + schema.to_string().len() as u64 + TOKENS_PER_MESSAGE);
+        assert_eq!(constrained.output_tokens, plain.output_tokens);
+        assert_eq!(chat_bound("@cf/x/unknown", &messages, &schema, 64), plain);
+    }
+
     #[test]
     fn an_unpriced_model_is_charged_the_dearest_price() {
         let config = Config::default();
