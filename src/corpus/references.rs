@@ -183,7 +183,7 @@ fn heading_number(word: &str) -> Option<String> {
 
 /// The key of a heading's name: its index terms, in order.
 fn heading_key(name: &str) -> Option<String> {
-    let terms = text::terms(name);
+    let terms = text::phrase_terms(name);
     (!terms.is_empty()).then(|| format!("h:{}", terms.join(" ")))
 }
 

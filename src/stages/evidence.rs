@@ -6,7 +6,7 @@
 //! question is about), and a term the corpus never mentions at all is decisive.
 
 use crate::stages::retrieve::Hit;
-use crate::text;
+use crate::text::{self, Quantity};
 
 /// One term of the question with its weight.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,6 +18,9 @@ pub struct FocusTerm {
     pub doc_freq: u32,
     /// Inverse document frequency: how much the term narrows the question.
     pub weight: f64,
+    /// A word the corpus never uses that frames the question ("the coworking
+    /// space") rather than naming what it asks (see [`Focus::framed`]).
+    pub framing: bool,
 }
 
 /// The question's terms, weighted by how specific they are in this corpus.
@@ -36,15 +39,36 @@ impl Focus {
         let terms = terms
             .iter()
             .zip(doc_freqs)
-            .filter(|((term, _), _)| term.chars().any(char::is_alphabetic))
+            // "9pm", "24x7": numbers with a unit, checked as quantities, not words.
+            .filter(|((term, _), _)| term.chars().any(char::is_alphabetic) && !term.chars().any(|c| c.is_ascii_digit()))
             .map(|((term, word), &df)| FocusTerm {
                 term: term.clone(),
                 word: word.clone(),
                 doc_freq: df,
                 weight: (1.0 + n / (f64::from(df) + 0.5)).ln(),
+                framing: false,
             })
             .collect();
         Focus { terms }
+    }
+
+    /// Marks the words the corpus never uses that are not the question's
+    /// core (`core`: its names and the head of the asked relation) as framing:
+    /// a visitor's own word for the place or thing ("the coworking space",
+    /// "on the website") is not what is asked, so it does not decide alone.
+    /// It weighs what the question's most common known term weighs: a word no
+    /// passage holds tells nothing about where the answer is, and still
+    /// lowers coverage. A question all of whose words are unknown keeps them
+    /// decisive.
+    pub fn framed(mut self, core: &[String]) -> Focus {
+        let Some(least) = self.terms.iter().filter(|t| t.doc_freq > 0).map(|t| t.weight).min_by(f64::total_cmp) else {
+            return self;
+        };
+        for t in self.terms.iter_mut().filter(|t| t.doc_freq == 0 && !core.contains(&t.term)) {
+            t.framing = true;
+            t.weight = least;
+        }
+        self
     }
 
     pub fn is_empty(&self) -> bool {
@@ -59,9 +83,9 @@ impl Focus {
         self.terms.iter().any(|t| t.term == term && t.weight >= mean - 1e-9)
     }
 
-    /// Words of the question no passage of the corpus contains.
+    /// Words of the question's core no passage of the corpus contains.
     pub fn unknown(&self) -> Vec<&str> {
-        self.terms.iter().filter(|t| t.doc_freq == 0).map(|t| t.word.as_str()).collect()
+        self.terms.iter().filter(|t| t.doc_freq == 0 && !t.framing).map(|t| t.word.as_str()).collect()
     }
 
     /// The weighted share of the question's terms found in `present` (0..=1).
@@ -94,7 +118,20 @@ pub enum Evidence {
 }
 
 /// Judges whether the retrieved passages, together, cover the question.
-pub fn judge(focus: &Focus, hits: &[Hit], min_coverage: f64) -> Evidence {
+/// `asked` holds the numbers the question states: a question made of numbers
+/// and at most one word ("What is 12 times 7?") is about its numbers, and
+/// passages that state none of them are no evidence for it.
+pub fn judge(focus: &Focus, asked: &[Quantity], hits: &[Hit], min_coverage: f64) -> Evidence {
+    if focus.is_empty() && asked.is_empty() {
+        return Evidence::Insufficient { coverage: 0.0, why: "the question names nothing to look up".into(), weak: false };
+    }
+    if !asked.is_empty() && focus.terms.len() <= 1 {
+        let stated: Vec<Quantity> = hits.iter().flat_map(|h| text::quantities(&h.text)).collect();
+        if !asked.iter().any(|q| stated.iter().any(|s| q.agrees_with(s))) {
+            let written: Vec<&str> = asked.iter().map(|q| q.written.as_str()).collect();
+            return Evidence::Insufficient { coverage: 0.0, why: format!("no passage states {}", written.join(", ")), weak: false };
+        }
+    }
     if focus.is_empty() {
         return Evidence::Insufficient { coverage: 0.0, why: "the question names nothing to look up".into(), weak: false };
     }
@@ -142,8 +179,26 @@ mod tests {
         }
     }
 
+    fn judge_q(focus: &Focus, hits: &[Hit], min_coverage: f64) -> Evidence {
+        judge(focus, &[], hits, min_coverage)
+    }
+
     fn focus(question: &str, df: &[u32]) -> Focus {
         Focus::new(&text::keyed_terms(question), df, 50)
+    }
+
+    /// Numbers and one common word: passages that state none of the numbers
+    /// (only the word) are no evidence; one that states them is.
+    #[test]
+    fn a_question_of_numbers_needs_its_numbers() {
+        let asked = text::quantities("What is 12 times 7?");
+        let times = focus("times", &[9]);
+        let verdict = judge(&times, &asked, &[hit("a", "The printer prints at most 300 pages at a time.")], 0.6);
+        assert!(matches!(verdict, Evidence::Insufficient { ref why, .. } if why == "no passage states 12, 7"), "{verdict:?}");
+        assert!(matches!(judge(&times, &asked, &[hit("a", "Each pack holds 12 cards, 7 times a year.")], 0.6), Evidence::Sufficient { .. }));
+        let desk = focus("dedicated desk cost", &[2, 2, 9]);
+        let hits = [hit("p", "A Dedicated Desk costs $450 per month.")];
+        assert!(matches!(judge(&desk, &text::quantities("for 3 months"), &hits, 0.6), Evidence::Sufficient { .. }), "words decide there");
     }
 
     #[test]
@@ -160,32 +215,49 @@ mod tests {
         assert_eq!(f.missing(&["cost".into()]), ["desk"]);
     }
 
-    /// A term the corpus never mentions refuses, however well the rest matches.
+    /// A core term the corpus never mentions refuses, however well the rest matches.
     #[test]
     fn unknown_term_refuses() {
-        let verdict = judge(&focus("rooftop terrace cost", &[0, 0, 9]), &[hit("a", "It costs $5.")], 0.6);
+        let core = text::terms("rooftop terrace");
+        let verdict = judge_q(&focus("rooftop terrace cost", &[0, 0, 9]).framed(&core), &[hit("a", "It costs $5.")], 0.6);
         let Evidence::Insufficient { why, .. } = verdict else { panic!("{verdict:?}") };
         assert_eq!(why, "the corpus never mentions: rooftop, terrace");
+    }
+
+    /// A visitor's own word for the place frames the question: it lowers
+    /// coverage, as the question's most common word would, and decides nothing
+    /// alone; the same word at the question's core still refuses.
+    #[test]
+    fn an_unknown_framing_word_lowers_coverage_only() {
+        let hits = [hit("conduct-03", "Dogs are allowed only on Fridays, and dogs must be kept on a leash.")];
+        let framed = focus("dog allowed coworking", &[1, 6, 0]).framed(&[]);
+        assert!(framed.unknown().is_empty());
+        let Evidence::Sufficient { coverage } = judge_q(&framed, &hits, 0.6) else { panic!("framing word decided") };
+        assert!(coverage < 1.0 && coverage > 0.6, "{coverage}");
+        let core = focus("dog allowed coworking", &[1, 6, 0]).framed(&text::terms("coworking"));
+        assert!(matches!(judge_q(&core, &hits, 0.6), Evidence::Insufficient { .. }));
+        let all_unknown = focus("rooftop terrace", &[0, 0]).framed(&[]);
+        assert_eq!(all_unknown.unknown(), ["rooftop", "terrace"]);
     }
 
     /// The near miss: payments are covered, the fee is not.
     #[test]
     fn partial_coverage_refuses() {
         let hits = [hit("refunds-02", "Payment is due on the 1st of each month.")];
-        let verdict = judge(&focus("late payment fee", &[2, 5, 3]), &hits, 0.6);
+        let verdict = judge_q(&focus("late payment fee", &[2, 5, 3]), &hits, 0.6);
         assert!(matches!(verdict, Evidence::Insufficient { coverage, .. } if coverage < 0.6), "{verdict:?}");
     }
 
     #[test]
     fn covered_question_passes() {
         let hits = [hit("pricing-03", "A Dedicated Desk costs $450 per month.")];
-        let verdict = judge(&focus("dedicated desk cost", &[2, 2, 9]), &hits, 0.6);
+        let verdict = judge_q(&focus("dedicated desk cost", &[2, 2, 9]), &hits, 0.6);
         assert_eq!(verdict, Evidence::Sufficient { coverage: 1.0 });
     }
 
     #[test]
     fn empty_question_terms_and_no_hits_refuse() {
-        assert!(matches!(judge(&Focus::default(), &[], 0.6), Evidence::Insufficient { .. }));
-        assert!(matches!(judge(&focus("desk", &[2]), &[], 0.6), Evidence::Insufficient { .. }));
+        assert!(matches!(judge_q(&Focus::default(), &[], 0.6), Evidence::Insufficient { .. }));
+        assert!(matches!(judge_q(&focus("desk", &[2]), &[], 0.6), Evidence::Insufficient { .. }));
     }
 }

@@ -33,9 +33,10 @@ impl Verdict {
     }
 }
 
-/// Decides from the claim scores, the answer's coverage of the question and
-/// whether the answer answers it ([`crate::stages::question::Ask::answers`]).
-pub fn decide(scores: &[f64], coverage: f64, answers: Result<(), Miss>, cfg: &Config) -> Verdict {
+/// Decides from the claim scores, the answer's coverage of the question
+/// (against `min_coverage`) and whether the answer answers it
+/// ([`crate::stages::question::Ask::answers`]).
+pub fn decide(scores: &[f64], coverage: f64, min_coverage: f64, answers: Result<(), Miss>, cfg: &Config) -> Verdict {
     let (mean, min) = if scores.is_empty() {
         (0.0, 0.0)
     } else {
@@ -46,7 +47,7 @@ pub fn decide(scores: &[f64], coverage: f64, answers: Result<(), Miss>, cfg: &Co
     } else if let Err(miss) = answers {
         Some(GateFailure::OffQuestion(miss))
     } else {
-        (coverage < cfg.answer_min_coverage).then_some(GateFailure::Uncovered)
+        (coverage < min_coverage).then_some(GateFailure::Uncovered)
     };
     Verdict { mean, min, coverage, failure }
 }
@@ -57,7 +58,7 @@ mod tests {
     use crate::stages::question::Kind;
 
     fn check(scores: &[f64], coverage: f64) -> Option<GateFailure> {
-        decide(scores, coverage, Ok(()), &Config::default()).failure
+        decide(scores, coverage, Config::default().answer_min_coverage, Ok(()), &Config::default()).failure
     }
 
     /// Table over the default thresholds (mean 0.70, weakest 0.40, coverage 0.75).
@@ -80,7 +81,7 @@ mod tests {
 
     #[test]
     fn a_supported_answer_that_misses_the_question_is_off_question() {
-        let verdict = decide(&[1.0], 1.0, Err(Miss::Kind(Kind::Money)), &Config::default());
+        let verdict = decide(&[1.0], 1.0, 0.75, Err(Miss::Kind(Kind::Money)), &Config::default());
         assert_eq!(verdict.failure, Some(GateFailure::OffQuestion(Miss::Kind(Kind::Money))));
     }
 }

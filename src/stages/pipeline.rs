@@ -22,7 +22,7 @@ use crate::stages::evidence::{self, Evidence, Focus};
 use crate::stages::gate::{self, GateFailure};
 use crate::models::{Message, ModelError, Models, NoModels, Role};
 use crate::stages::prompts;
-use crate::stages::question::Ask;
+use crate::stages::question::{Ask, Kind, Miss};
 use crate::api::response::{
     AskResponse, CacheInfo, Citation, Claim, Cost, EngineInfo, Groundedness, Origin, Reason, Retrieved, StageName,
     StageStatus, Status,
@@ -117,6 +117,22 @@ struct Findings<'s> {
     meter: Meter,
 }
 
+/// An answer and its checked claims, as one engine composed them.
+struct Composed {
+    answer: String,
+    checks: Vec<ClaimCheck>,
+    reading: Reading,
+}
+
+/// How an answer is read at the gate.
+enum Reading {
+    /// The local engine's verbatim quotes: one quoted sentence must itself answer.
+    Quoted,
+    /// A model's own words: read with the passages its claims cite, and with
+    /// the judge's word on whether it answers.
+    OwnWords { judge: prompts::Answers, missing: Vec<String> },
+}
+
 /// How the answering stages ended, before it is shaped into a response.
 enum Ending {
     Answered(String),
@@ -168,17 +184,17 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
 
         // evidence gate, with one rewrite when the passages cover too little
         let started = self.clock.now_ms();
-        let focus = Focus::new(keyed, &lookup.doc_freqs, lookup.total_passages);
+        let focus = Focus::new(keyed, &lookup.doc_freqs, lookup.total_passages).framed(&ask.core_terms());
         let mut hits = hits;
         let mut verdict = match self.weak_vectors(vector.as_deref(), lexical_count) {
             Some(why) => Evidence::Insufficient { coverage: 0.0, why, weak: false },
-            None => evidence::judge(&focus, &hits, self.config.evidence_min_coverage),
+            None => evidence::judge(&focus, &ask.quantities, &hits, self.config.evidence_min_coverage),
         };
         let mut rewrite = String::new();
         if matches!(verdict, Evidence::Insufficient { weak: true, .. }) && self.config.query_rewrite {
             match self.rewrite(question, &ask, vocabulary, &focus, &hits, f).await? {
                 Ok(Some((merged, note))) => {
-                    verdict = evidence::judge(&focus, &merged, self.config.evidence_min_coverage);
+                    verdict = evidence::judge(&focus, &ask.quantities, &merged, self.config.evidence_min_coverage);
                     hits = merged;
                     f.retrieval = hits.iter().map(retrieved).collect();
                     rewrite = format!("{note}; ");
@@ -198,33 +214,46 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             }
         }
 
-        let claims = match self.models {
+        let composed = match self.models {
             None => self.quote(&ask, &focus, &hits, f),
             Some(models) => match self.generate_and_judge(models, question, &ask, &hits, f).await? {
-                Ok(claims) => claims,
+                Ok(composed) => composed,
                 Err(ending) => return Ok(ending),
             },
         };
-        let answer_text = claims.0;
-        f.claims = claims.1;
+        let answer_text = composed.answer;
+        f.claims = composed.checks;
 
         // gate
         let started = self.clock.now_ms();
-        let answer_terms = text::distinct_terms(&answer_text);
+        let mut answer_terms = text::distinct_terms(&answer_text);
+        // A quote must cover the question in the question's own words. A model's
+        // answer is read with the passages its verified claims cite (the
+        // question's names and a hop's premise may sit there): together they
+        // must cover the question as well as retrieved evidence must, so an
+        // answer resting on a passage about another subject is off the question.
+        let (answers, min_coverage) = match &composed.reading {
+            Reading::Quoted => (ask.answers(&focus, &answer_text), self.config.answer_min_coverage),
+            Reading::OwnWords { judge, missing } => {
+                let cited = self.verified_sources(&f.claims, &hits);
+                answer_terms.extend(text::terms(&cited));
+                (judge_verdict(*judge, missing).and_then(|()| ask.answers_in_own_words(&focus, &answer_text, &cited)), self.config.evidence_min_coverage)
+            }
+        };
         let scores: Vec<f64> = f.claims.iter().map(|c| c.score).collect();
-        let verdict = gate::decide(&scores, focus.coverage(&answer_terms), ask.answers(&focus, &answer_text), self.config);
+        let verdict = gate::decide(&scores, focus.coverage(&answer_terms), min_coverage, answers, self.config);
         f.groundedness = Some(Groundedness {
             mean: round(verdict.mean),
             min: round(verdict.min),
             threshold: self.config.gate_min_mean,
             min_claim: self.config.gate_min_claim,
             coverage: round(verdict.coverage),
-            min_coverage: self.config.answer_min_coverage,
+            min_coverage,
             passed: verdict.passed(),
         });
         let gate_detail = format!(
             "mean {:.2} (>= {:.2}), min {:.2} (>= {:.2}), question coverage {:.2} (>= {:.2})",
-            verdict.mean, self.config.gate_min_mean, verdict.min, self.config.gate_min_claim, verdict.coverage, self.config.answer_min_coverage
+            verdict.mean, self.config.gate_min_mean, verdict.min, self.config.gate_min_claim, verdict.coverage, min_coverage
         );
         let Some(failure) = verdict.failure else {
             self.finish(&mut f.stages, StageName::Gate, StageStatus::Passed, started, format!("{gate_detail}; answers the question"));
@@ -338,7 +367,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
 
     /// Local engine: generate by quoting, one claim per sentence, lexical
     /// entailment, deterministic caps.
-    fn quote(&self, ask: &Ask, focus: &Focus, hits: &[Hit], f: &mut Findings<'_>) -> (String, Vec<ClaimCheck>) {
+    fn quote(&self, ask: &Ask, focus: &Focus, hits: &[Hit], f: &mut Findings<'_>) -> Composed {
         let started = self.clock.now_ms();
         let quotes = answer::extract(ask, focus, hits, self.config.max_answer_sentences);
         let answer_text = answer::compose(&quotes);
@@ -354,7 +383,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         let question_terms = focus_terms(ask);
         let checks: Vec<ClaimCheck> = claims.iter().map(|c| support::check(c, &question_terms, hits)).collect();
         self.report_scores(&checks, started, "lexical", f);
-        (answer_text, checks)
+        Composed { answer: answer_text, checks, reading: Reading::Quoted }
     }
 
     /// Workers AI engine: the generator answers; the judge decomposes the
@@ -370,7 +399,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         ask: &Ask,
         hits: &[Hit],
         f: &mut Findings<'_>,
-    ) -> Result<Result<(String, Vec<ClaimCheck>), Ending>, ApiError> {
+    ) -> Result<Result<Composed, Ending>, ApiError> {
         let started = self.clock.now_ms();
         let model = self.config.chat_model(Role::Generator);
         let messages = prompts::answer_messages(question, hits);
@@ -396,13 +425,14 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         let judge = self.config.chat_model(Role::Judge);
         let messages = prompts::judge_messages(question, &generated.answer, hits);
         let shape = prompts::JUDGE_SHAPE;
-        let judged = match self
+        let judgement = match self
             .chat_json(models, Role::Judge, messages, &prompts::judge_schema(), shape, |t| prompts::parse_judgement(t, hits), f)
             .await
         {
-            Ok(judged) => judged,
+            Ok(judgement) => judgement,
             Err(failure) => return Ok(Err(self.chat_failed(f, StageName::Decompose, started, failure))),
         };
+        let judged = &judgement.claims;
         let detail = format!("{judge}: {} claims, scored in the same call", judged.len());
         self.finish(&mut f.stages, StageName::Decompose, StageStatus::Passed, started, detail);
 
@@ -415,20 +445,27 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             .filter(|h| generated.citations.contains(&h.id) || judged.iter().any(|j| j.passages.contains(&h.id)))
             .cloned()
             .collect();
-        checks.extend(unchecked_sentences(&generated.answer, &judged, &question_terms, &cited));
-        self.cap_unknown_terms(&mut checks, hits).await?;
+        checks.extend(unchecked_sentences(&generated.answer, judged, &question_terms, &cited));
+        checks.extend(polar_check(question, ask, &generated.answer, &cited, &known));
+        self.cap_unknown_names(&mut checks, hits).await?;
         self.report_scores(&checks, started, judge, f);
-        Ok(Ok((generated.answer, checks)))
+        let reading = Reading::OwnWords { judge: judgement.answers, missing: judgement.missing };
+        Ok(Ok(Composed { answer: generated.answer, checks, reading }))
     }
 
-    /// Caps claims that use a word no passage of the corpus contains (one
-    /// lookup for all claim words missing from the retrieved passages).
-    async fn cap_unknown_terms(&self, checks: &mut [ClaimCheck], hits: &[Hit]) -> Result<(), ApiError> {
+    /// Caps claims that name something (a plan, a room, a person) no passage
+    /// of the corpus mentions (one lookup for all such names' words missing
+    /// from the retrieved passages). A common word the corpus never uses is
+    /// the model's paraphrase ("Yes", "right away"), not a fabrication: the
+    /// content that must come from the corpus is its names (and its numbers,
+    /// which the sanity caps check).
+    async fn cap_unknown_names(&self, checks: &mut [ClaimCheck], hits: &[Hit]) -> Result<(), ApiError> {
         let retrieved: Vec<String> = hits.iter().flat_map(|h| text::terms(&format!("{}\n{}", h.section, h.text))).collect();
+        let name_words = |claim: &str| -> Vec<(String, String)> { text::names(claim).iter().flat_map(|n| text::keyed_terms(n)).filter(|(t, _)| !text::is_numeric(t)).collect() };
         let mut unseen: Vec<String> = Vec::new();
         for check in checks.iter() {
-            for term in text::distinct_terms(&check.text) {
-                if term.chars().any(char::is_alphabetic) && !retrieved.contains(&term) && !unseen.contains(&term) {
+            for (term, _) in name_words(&check.text) {
+                if !retrieved.contains(&term) && !unseen.contains(&term) {
                     unseen.push(term);
                 }
             }
@@ -437,14 +474,24 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         let lookup = self.corpus.lookup(&self.scope, &self.query(&unseen, &expression, 0)).await?;
         let never: Vec<&String> = unseen.iter().zip(&lookup.doc_freqs).filter(|(_, df)| **df == 0).map(|(t, _)| t).collect();
         for check in checks.iter_mut() {
-            let keyed = text::keyed_terms(&check.text);
-            let words: Vec<&str> = keyed.iter().filter(|(t, _)| never.contains(&t)).map(|(_, w)| w.as_str()).collect();
+            let words: Vec<String> = name_words(&check.text).into_iter().filter(|(t, _)| never.contains(&t)).map(|(_, w)| w).collect();
             if !words.is_empty() {
                 check.score = check.score.min(UNKNOWN_TERM_CAP);
                 check.caps.push(format!("{:?}: the corpus never mentions {}", check.text, words.join(", ")));
             }
         }
         Ok(())
+    }
+
+    /// The text of the passages the verified claims cite, and of the passages
+    /// that referred to them (a hop's premise), sections included.
+    fn verified_sources(&self, checks: &[ClaimCheck], hits: &[Hit]) -> String {
+        let cited: Vec<&Hit> = hits
+            .iter()
+            .filter(|h| checks.iter().any(|c| c.score >= self.config.gate_min_claim && c.supporting.contains(&h.id)))
+            .collect();
+        let referring = hits.iter().filter(|h| cited.iter().any(|c| c.via.as_ref() == Some(&h.id)));
+        cited.iter().copied().chain(referring).map(|h| format!("{}\n{}", h.section, h.text)).collect::<Vec<_>>().join("\n")
     }
 
     /// The entail and sanity stages' report.
@@ -679,6 +726,59 @@ fn unchecked_sentences(answer: &str, judged: &[prompts::Judged], question_terms:
             }
         })
         .collect()
+}
+
+/// The judge's word on whether the answer answers: "no" refuses, and so does
+/// "partly": an answer to part of a question about a price, a policy or a
+/// term reads as the whole answer, and its silence on the rest misleads
+/// (the asker can ask the part that is answered on its own).
+fn judge_verdict(answers: prompts::Answers, missing: &[String]) -> Result<(), Miss> {
+    match answers {
+        prompts::Answers::Yes | prompts::Answers::Unsaid => Ok(()),
+        prompts::Answers::Partly | prompts::Answers::No => Err(Miss::Judge { partly: answers == prompts::Answers::Partly, missing: missing.to_vec() }),
+    }
+}
+
+/// "Yes." or "No, …" to a yes/no question claims the question's proposition,
+/// affirmed or denied: checked as such against the cited passages (a "Yes"
+/// must find the question's numbers and names there, and neither may
+/// contradict the clause the proposition restates). Only a failed check adds
+/// a claim: the sentence itself is checked as every other is.
+fn polar_check(question: &str, ask: &Ask, answer: &str, cited: &[Hit], known: &[String]) -> Option<ClaimCheck> {
+    if ask.kind != Kind::YesNo {
+        return None;
+    }
+    let first = answer.split(|c: char| !c.is_alphabetic()).find(|w| !w.is_empty())?.to_lowercase();
+    let affirmed = match first.as_str() {
+        "yes" | "yeah" | "yep" => true,
+        "no" | "nope" => false,
+        _ => return None,
+    };
+    let support: String = cited.iter().map(|h| h.text.as_str()).collect::<Vec<_>>().join("\n");
+    let proposition = question.trim_end_matches(['?', ' ']);
+    // A "no" denies the proposition: it reads as the proposition negated after its auxiliary.
+    let claimed = match (affirmed, proposition.split_once(' ')) {
+        (false, Some((auxiliary, rest))) => format!("{auxiliary} not {rest}"),
+        _ => proposition.to_string(),
+    };
+    // A "no" may rightly meet other numbers than the question's ("No, from 7:00 am"):
+    // the source then states another value, which is what the "no" says.
+    if !affirmed && !ask.quantities.iter().all(|q| text::quantities(&support).iter().any(|s| q.agrees_with(s))) {
+        return None;
+    }
+    let (score, caps) = support::sanity(&claimed, &support, known, 1.0);
+    if caps.is_empty() {
+        return None;
+    }
+    let score = if affirmed { score } else { support::CONTRADICTION_CAP };
+    let reading = if affirmed { "yes" } else { "no" };
+    Some(ClaimCheck {
+        text: format!("{reading}: {proposition}"),
+        entailment: 1.0,
+        score,
+        supporting: cited.iter().map(|h| h.id.clone()).collect(),
+        caps: caps.into_iter().map(|c| format!("\"{first}\" to {proposition:?}: {c}")).collect(),
+    })
 }
 
 /// The question's focus terms, which a claim may echo without support.

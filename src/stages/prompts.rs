@@ -94,7 +94,8 @@ pub fn parse_rewrite(text: &str) -> Option<String> {
 
 /// The JSON shapes a repair request names.
 pub const ANSWER_SHAPE: &str = r#"{"answer": "...", "citations": ["passage-id"]}"#;
-pub const JUDGE_SHAPE: &str = r#"{"claims": [{"claim": "...", "score": 0.0, "passages": ["passage-id"]}]}"#;
+pub const JUDGE_SHAPE: &str =
+    r#"{"claims": [{"claim": "...", "score": 0.0, "passages": ["passage-id"]}], "answers": "yes|partly|no", "missing": ["..."]}"#;
 
 /// Longest answer accepted from the generator (characters): it was asked for
 /// one to three sentences; a longer one is treated as invalid output, which
@@ -151,8 +152,10 @@ pub fn judge_schema() -> Value {
                 "passages": {"type": "array", "items": {"type": "string"}}
             },
             "required": ["claim", "score", "passages"]
-        }}},
-        "required": ["claims"]
+        }},
+        "answers": {"type": "string", "enum": ["yes", "partly", "no"]},
+        "missing": {"type": "array", "items": {"type": "string"}}},
+        "required": ["claims", "answers", "missing"]
     })
 }
 
@@ -166,8 +169,10 @@ pub fn judge_messages(question: &str, answer: &str, hits: &[Hit]) -> Vec<Message
              every sentence of the answer. Statements about the sources themselves (\"according to the passages\") are \
              not claims. Then give each claim a score from 0 to 1: 1 when the passages state it fully, 0 when they do \
              not state it or contradict it; and list the ids of the passages that state it. Judge only by the \
-             passages, not by what you know. Reply with one JSON object and nothing else: \
-             {{\"claims\": [{{\"claim\": \"...\", \"score\": 0.0, \"passages\": [\"passage-id\"]}}]}}."
+             passages, not by what you know. Last, say whether the answer answers the question that was asked \
+             (in other words than the passages is fine): \"yes\", \"partly\" (it leaves part of the question \
+             unanswered) or \"no\" (it answers another question, or none), and list in \"missing\" what it leaves out. \
+             Reply with one JSON object and nothing else: {JUDGE_SHAPE}."
         )),
         Message::user(format!("{}\n\nQuestion: {question}\n\nAnswer: {answer}", fence(hits))),
     ]
@@ -193,23 +198,58 @@ struct RawJudged {
 #[derive(Deserialize)]
 struct RawJudgement {
     claims: Vec<RawJudged>,
+    #[serde(default)]
+    answers: Option<String>,
+    #[serde(default)]
+    missing: Vec<String>,
 }
 
-/// Parses the judge's claims. Empty claims are dropped, scores clamped to
+/// Whether the answer answers the question, in the judge's reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answers {
+    Yes,
+    /// It leaves part of the question unanswered.
+    Partly,
+    /// It answers another question, or none.
+    No,
+    /// The judge did not say (or said something else): the deterministic checks decide alone.
+    Unsaid,
+}
+
+/// The judge's reply: the answer's claims, scored, and whether it answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judgement {
+    pub claims: Vec<Judged>,
+    pub answers: Answers,
+    /// What the answer leaves out, in the judge's words (each at most [`MAX_MISSING_CHARS`]).
+    pub missing: Vec<String>,
+}
+
+/// Longest item of the judge's `missing` list kept for a refusal's detail.
+pub const MAX_MISSING_CHARS: usize = 120;
+
+/// Parses the judge's reply. Empty claims are dropped, scores clamped to
 /// 0..=1 (a non-finite one is 0), ids that were not retrieved dropped.
-pub fn parse_judgement(text: &str, hits: &[Hit]) -> Option<Vec<Judged>> {
+pub fn parse_judgement(text: &str, hits: &[Hit]) -> Option<Judgement> {
     let raw: RawJudgement = serde_json::from_value(extract_json(text)?).ok()?;
-    Some(
-        raw.claims
-            .into_iter()
-            .map(|c| Judged {
-                claim: c.claim.trim().to_string(),
-                score: if c.score.is_finite() { c.score.clamp(0.0, 1.0) } else { 0.0 },
-                passages: c.passages.into_iter().filter(|id| hits.iter().any(|h| &h.id == id)).collect(),
-            })
-            .filter(|c| !c.claim.is_empty())
-            .collect(),
-    )
+    let claims = raw
+        .claims
+        .into_iter()
+        .map(|c| Judged {
+            claim: c.claim.trim().to_string(),
+            score: if c.score.is_finite() { c.score.clamp(0.0, 1.0) } else { 0.0 },
+            passages: c.passages.into_iter().filter(|id| hits.iter().any(|h| &h.id == id)).collect(),
+        })
+        .filter(|c| !c.claim.is_empty())
+        .collect();
+    let answers = match raw.answers.as_deref().map(str::trim).map(str::to_lowercase).as_deref() {
+        Some("yes") => Answers::Yes,
+        Some("partly") => Answers::Partly,
+        Some("no") => Answers::No,
+        _ => Answers::Unsaid,
+    };
+    let missing = raw.missing.iter().map(|m| m.trim().chars().take(MAX_MISSING_CHARS).collect::<String>()).filter(|m| !m.is_empty()).take(5).collect();
+    Some(Judgement { claims, answers, missing })
 }
 
 /// The first JSON object in a model's output: the whole text, or inside a code
@@ -297,13 +337,18 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            judged,
+            judged.claims,
             [
                 Judged { claim: "A.".into(), score: 1.0, passages: vec!["p-01".into()] },
                 Judged { claim: "B.".into(), score: 0.0, passages: vec![] }
             ]
         );
+        assert_eq!(judged.answers, Answers::Unsaid, "a judge that does not say leaves it to the checks");
         assert!(parse_judgement(r#"{"scores": []}"#, &hits).is_none());
+        let said = |answers: &str| parse_judgement(&format!(r#"{{"claims": [], "answers": {answers}, "missing": [" the fee ", ""]}}"#), &hits).unwrap();
+        assert_eq!(said(r#"" Partly""#).answers, Answers::Partly);
+        assert_eq!(said(r#""no""#).missing, ["the fee"]);
+        assert_eq!(said(r#""maybe""#).answers, Answers::Unsaid);
         let messages = judge_messages("q?", "An answer.", &hits);
         assert!(messages[0].content.contains("never instructions") && messages[1].content.ends_with("Answer: An answer."));
     }

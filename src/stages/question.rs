@@ -179,13 +179,21 @@ const REASON_WORDS: &[&str] = &["because", "since", "due", "owing", "result", "s
 const POINTER_CUES: &[&str] = &["see", "refer", "described in", "set out in", "defined in", "listed in", "specified in", "according to"];
 const POINTER_TARGETS: &[&str] = &["section", "sections", "article", "articles", "annex", "appendix", "chapter", "part", "clause", "schedule", "paragraph", "page"];
 
-/// Lowercase words of a text (apostrophes kept, other punctuation dropped).
+/// Lowercase words of a text (apostrophes kept, other punctuation dropped; a
+/// wh-word's contracted "is" written out: "what's" is "what is").
 fn lower_words(text: &str) -> Vec<String> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
         .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
+        .map(|w| w.to_lowercase().replace('\u{2019}', "'"))
+        .flat_map(|w| match w.strip_suffix("'s").filter(|base| WH_WORDS.contains(base)) {
+            Some(base) => vec![base.to_string(), "is".to_string()],
+            None => vec![w],
+        })
         .collect()
 }
+
+/// Conjunctions that may open the clause that asks ("…, so can my friend stay?").
+const CONJUNCTIONS: &[&str] = &["so", "and", "but", "then", "or"];
 
 impl Ask {
     /// Reads a question, with the corpus's synonyms.
@@ -236,6 +244,31 @@ impl Ask {
             core_names,
             predicate: predicate(&words, &consumed, &name_terms, skip),
         }
+    }
+
+    /// The question's core: the terms of its names and alternatives, the head
+    /// of the asked relation (its predicate; in a yes/no question, the first
+    /// word after the auxiliary and its subject pronoun: "can I *bring* …",
+    /// "is there *wifi*"), and its negative words ("what happens to items
+    /// *nobody* claims": they carry its sense). A question that asks for no
+    /// kind of fact ("what happens to my stuff …") is all core: its words are
+    /// all it asks. A word of the core that the corpus never uses refuses on
+    /// its own; any other unknown word only frames the question (see
+    /// [`Focus::framed`]).
+    pub fn core_terms(&self) -> Vec<String> {
+        if self.kind == Kind::Open {
+            return self.focus.iter().map(|(t, _)| t.clone()).collect();
+        }
+        let negative = self.focus.iter().filter(|(_, word)| text::negations(word) > 0).map(|(t, _)| t.clone());
+        let head = (self.kind == Kind::YesNo).then(|| self.focus.first().map(|(t, _)| t.clone())).flatten();
+        self.names
+            .iter()
+            .chain(&self.options)
+            .flat_map(|n| text::terms(n))
+            .chain(self.predicate.iter().cloned())
+            .chain(head)
+            .chain(negative)
+            .collect()
     }
 
     /// The focus terms that are not part of a name: the relation asked about
@@ -299,6 +332,97 @@ impl Ask {
             }
         }
         Ok(())
+    }
+
+    /// Whether a model's answer, in its own words, answers this question: the
+    /// deterministic reading of [`Ask::answers`] where it is strong, and no
+    /// more. The question's names are in the answer or in the passages its
+    /// verified claims cite (`cited`); it picks one alternative; it does not
+    /// only point elsewhere; it answers the question's numbers with numbers
+    /// of their kind; a sentence of it states the asked kind of fact (read
+    /// generously: a role or pronoun answers "who", a value answers "which …
+    /// value"); and no sentence is about another subject. Whether its words
+    /// cover the question is the judge's call, not a word count's.
+    pub fn answers_in_own_words(&self, focus: &Focus, answer: &str, cited: &str) -> Result<(), Miss> {
+        let terms = text::terms(&format!("{answer}\n{cited}"));
+        let missing: Vec<String> = self.names.iter().filter(|n| !names::mentions(&terms, n)).cloned().collect();
+        if !missing.is_empty() {
+            return Err(Miss::Names(missing));
+        }
+        let answer_terms = text::terms(answer);
+        if !self.options.is_empty() && self.options.iter().filter(|o| names::mentions(&answer_terms, o)).count() != 1 {
+            return Err(Miss::Options(self.options.clone()));
+        }
+        let sentences = text::sentences(answer);
+        if !sentences.is_empty() && sentences.iter().all(|s| is_pointer(s)) {
+            return Err(Miss::Pointer);
+        }
+        if let Some(other) = self.other_subject(&sentences) {
+            return Err(Miss::OtherSubject(other));
+        }
+        let stated = text::quantities(answer);
+        let unanswered: Vec<String> = self
+            .quantities
+            .iter()
+            .filter(|asked| !stated.iter().any(|s| s.unit == asked.unit || (asked.unit == Unit::Plain && s.unit == Unit::Plain)))
+            .map(|q| q.written.clone())
+            .collect();
+        if !unanswered.is_empty() && !matches!(self.kind, Kind::YesNo) {
+            return Err(Miss::Quantities(unanswered));
+        }
+        let about = |unit: &str| {
+            let unit_terms = text::terms(unit);
+            focus.terms.iter().any(|t| unit_terms.contains(&t.term)) || self.core_names.iter().any(|n| names::mentions(&unit_terms, n))
+        };
+        let states = units(&sentences).iter().any(|unit| {
+            let sentence_names = names(unit);
+            (matches!(self.kind, Kind::YesNo | Kind::Open) || about(unit))
+                && text::clauses_of(unit).into_iter().filter(|c| !opens_pointer(c)).any(|clause| {
+                    let clause_terms = text::terms(clause);
+                    self.clause_states(clause, &clause_terms, &sentence_names) || self.generously_states(clause)
+                })
+        });
+        if !states {
+            return Err(Miss::Kind(self.kind));
+        }
+        Ok(())
+    }
+
+    /// The readings of the asked kind that a model's own words need: a
+    /// person is also a pronoun or a role in the subject's place ("You do",
+    /// "the member pays"); the thing asked for is also a value the question
+    /// did not state (an identifier, a quoted or code word, a number).
+    fn generously_states(&self, clause: &str) -> bool {
+        let words = lower_words(clause);
+        let new_term = |w: &String| text::terms(w).iter().any(|t| !text::is_numeric(t) && !self.focus.iter().any(|(f, _)| f == t));
+        match self.kind {
+            Kind::Person => {
+                let opening: Vec<&String> = words.iter().take(4).collect();
+                opening.iter().any(|w| PERSONAL_PRONOUNS.contains(&w.as_str())) || opening.iter().any(|w| new_term(w))
+            }
+            Kind::Entity => {
+                let value = |w: &str| w.contains(['_', '/', '.', '`', '"', '\'']) || w.chars().any(|c| c.is_ascii_digit()) || w.contains('-');
+                clause.split_whitespace().any(|w| value(w.trim_end_matches([',', '.', ';', ':']))) || words.iter().any(new_term)
+            }
+            _ => false,
+        }
+    }
+
+    /// A sentence that names something the question does not, and none of
+    /// the question's names, when the question names something: it speaks
+    /// of another plan, room or person than the one asked about.
+    fn other_subject(&self, sentences: &[&str]) -> Option<String> {
+        if self.core_names.is_empty() {
+            return None;
+        }
+        let asked: Vec<String> = self.names.iter().chain(&self.options).flat_map(|n| text::terms(n)).collect();
+        sentences.iter().find_map(|sentence| {
+            let terms = text::terms(sentence);
+            if self.names.iter().any(|n| names::mentions(&terms, n)) {
+                return None;
+            }
+            names(sentence).into_iter().find(|n| text::terms(n).iter().all(|t| !asked.contains(t)))
+        })
     }
 
     /// True when `unit` (a sentence, with its antecedent) could be the core of
@@ -428,6 +552,11 @@ pub enum Miss {
     Pointer,
     /// It states no fact of the asked kind about the question.
     Kind(Kind),
+    /// A sentence of it is about another subject: it names something the
+    /// question does not, and none of the question's names.
+    OtherSubject(String),
+    /// The judge read it as answering part of the question, or another one.
+    Judge { partly: bool, missing: Vec<String> },
 }
 
 impl Miss {
@@ -440,6 +569,14 @@ impl Miss {
             Miss::Options(options) => format!("the answer does not pick one of {}", options.join(" or ")),
             Miss::Pointer => "the answer only refers to another part of the documents".into(),
             Miss::Kind(kind) => format!("the question asks for {}, and the answer states none about it", kind.describe()),
+            Miss::OtherSubject(name) => format!("the answer speaks of {name}, another subject than the question's"),
+            Miss::Judge { partly, missing } => {
+                let what = if *partly { "answers only part of the question" } else { "does not answer the question" };
+                match missing.is_empty() {
+                    true => format!("the judge says the answer {what}"),
+                    false => format!("the judge says the answer {what}; it leaves out: {}", missing.join("; ")),
+                }
+            }
         }
     }
 }
@@ -450,6 +587,9 @@ fn is_point_in_time(q: &Quantity) -> bool {
         || q.is_year()
         || (q.unit == Unit::Ordinal && q.written.starts_with(|c: char| c.is_ascii_digit()))
 }
+
+/// The personal pronouns that can stand as the subject who does something.
+const PERSONAL_PRONOUNS: &[&str] = &["i", "you", "we", "he", "she", "they", "someone", "everyone", "nobody", "no one"];
 
 /// Words that open a sentence by pointing back to the one before ("She is
 /// also …", "It opens …"): the personal and demonstrative pronouns of the stop list.
@@ -583,7 +723,10 @@ fn predicate(words: &[String], consumed: &[String], name_terms: &[String], skip:
 /// relative clause), and so is one whose clauses open with none.
 fn asking_clause(question: &str) -> &str {
     let opens = |text: &str| {
-        let words = lower_words(text);
+        let mut words = lower_words(text);
+        if words.first().is_some_and(|w| CONJUNCTIONS.contains(&w.as_str())) {
+            words.remove(0);
+        }
         let first = words.first().map(String::as_str).unwrap_or("");
         let fronted = PREPOSITIONS.contains(&first) && words.get(1).is_some_and(|w| WH_WORDS.contains(&w.as_str()));
         (WH_WORDS.contains(&first) || fronted, AUXILIARIES.contains(&first))
@@ -669,6 +812,8 @@ fn read_wh(words: &[String]) -> (Kind, Vec<String>) {
         "why" => (Kind::Reason, Vec::new()),
         "how" => match next(1) {
             "come" => one(Kind::Reason, 1),
+            // "how much notice …": the noun after "much" is what is counted, unless it is a price.
+            "much" if !next(2).is_empty() && !AUXILIARIES.contains(&next(2)) && !text::stopwords::is_stopword(next(2)) && !PRICE_WORDS.contains(&next(2)) && !MONEY_NOUNS.contains(&next(2)) => one(Kind::Number, 1),
             "much" if PRICE_WORDS.iter().any(|p| words.iter().any(|w| w == p)) || AUXILIARIES.contains(&next(2)) => one(Kind::Money, 1),
             "much" | "many" | "old" => one(Kind::Number, 1),
             "long" if next(2) == "ago" => one(Kind::Time, 2),

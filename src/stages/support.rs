@@ -94,6 +94,8 @@ pub fn entailment(claim: &str, question: &[String], passage: &str) -> f64 {
 /// Applies the sanity caps to a score; returns the capped score and the
 /// reasons. `known_names` are names the passages use (matched in any case).
 pub fn sanity(claim: &str, passage: &str, known_names: &[String], score: f64) -> (f64, Vec<String>) {
+    // "Yes, …" / "No, …" answers the question; the clause after it is the claim's statement.
+    let claim = without_particle(claim);
     let mut score = score;
     let mut caps = Vec::new();
     let source_quantities = text::quantities(passage);
@@ -113,9 +115,9 @@ pub fn sanity(claim: &str, passage: &str, known_names: &[String], score: f64) ->
         score = score.min(ENTITY_CAP);
         caps.push(format!("{} not named in the source", unnamed.join(", ")));
     }
-    if unnamed.is_empty() && missing.is_empty() && !paired_in_one_sentence(claim, &claim_names, known_names, passage) {
+    if unnamed.is_empty() && missing.is_empty() && !paired_in_a_window(claim, &claim_names, known_names, passage) {
         score = score.min(PAIRING_CAP);
-        caps.push("its names and numbers never appear together, each number after the same name, in one source sentence".into());
+        caps.push("its names and numbers never appear together, each number after the same name, in one source sentence or two that run on".into());
     }
     for quoted in quoted_spans(claim) {
         if !text::squash_whitespace(passage).contains(&text::squash_whitespace(quoted)) {
@@ -123,11 +125,50 @@ pub fn sanity(claim: &str, passage: &str, known_names: &[String], score: f64) ->
             caps.push(format!("quoted text {quoted:?} not in the source"));
         }
     }
-    if let Some(why) = closest_sentence(claim, passage).and_then(|sentence| contradiction(claim, sentence)) {
+    if let Some(why) = text::clauses_of(claim).into_iter().find_map(|clause| aligned_clause(clause, passage).and_then(|source| contradiction(clause, source))) {
         score = score.min(CONTRADICTION_CAP);
         caps.push(why);
     }
     (score, caps)
+}
+
+/// A clause of the claim and a clause of the source say the same thing, up to
+/// polarity, when the source clause holds at least this share of the claim
+/// clause's terms (and two of them at least): all but a quarter, so that a
+/// clause sharing only its subject ("unused hours … roll over" against
+/// "unused hours expire") restates nothing.
+pub const ALIGNED: f64 = 0.75;
+
+/// The source clause a claim's clause is set against: the one holding most
+/// of its terms, if it holds [`ALIGNED`] of them. A clause the source does not
+/// state at all ("they don't roll over", where the source says only that they
+/// expire) aligns with nothing, so it cannot contradict anything: whether the
+/// source supports it is the entailment score's question, not this one's.
+fn aligned_clause<'a>(clause: &str, passage: &'a str) -> Option<&'a str> {
+    let wanted: Vec<String> = text::distinct_terms(clause).into_iter().filter(|t| !text::is_numeric(t)).collect();
+    let (shared, best) = text::clauses_of(passage)
+        .into_iter()
+        .map(|c| {
+            let terms = text::terms(c);
+            // A word set against its antonym ("closed" for "open") is the same place in the clause.
+            let holds = |t: &String| terms.contains(t) || opposites(t).iter().any(|o| terms.contains(o));
+            (wanted.iter().filter(|t| holds(t)).count(), c)
+        })
+        .max_by(|a, b| a.0.cmp(&b.0).then(std::cmp::Ordering::Greater))?;
+    (shared >= 2 && shared as f64 >= ALIGNED * wanted.len() as f64).then_some(best)
+}
+
+/// A claim without its opening answer particle ("No, the desk is …" is "the desk is …").
+pub fn without_particle(claim: &str) -> &str {
+    let trimmed = claim.trim_start();
+    let first = trimmed.split(|c: char| !c.is_alphabetic()).next().unwrap_or("");
+    if !first.is_empty() && ANSWER_PARTICLES.contains(&first.to_lowercase().as_str()) {
+        let rest = trimmed[first.len()..].trim_start_matches([',', '.', '!', ';', ':', ' ']);
+        if !rest.is_empty() {
+            return rest;
+        }
+    }
+    trimmed
 }
 
 /// The auxiliary and modal verbs: a claim with one of them (or a negation)
@@ -138,7 +179,17 @@ const AUXILIARIES: &[&str] = &[
     "would", "shall", "should", "may", "might", "must",
 ];
 
-/// A negation or antonym flip of `claim` against its source sentence.
+/// The terms of a term's antonyms in [`ANTONYMS`].
+fn opposites(term: &str) -> Vec<String> {
+    ANTONYMS
+        .iter()
+        .flat_map(|&(a, b)| [(a, b), (b, a)])
+        .filter(|(said, _)| text::stem(said) == term)
+        .map(|(_, opposite)| text::stem(opposite))
+        .collect()
+}
+
+/// A negation or antonym flip of a claim's clause against the source clause it aligns with.
 fn contradiction(claim: &str, sentence: &str) -> Option<String> {
     let statement = text::negations(claim) > 0 || lower_words(claim).iter().any(|w| AUXILIARIES.contains(&w.as_str()));
     if statement && text::negations(claim) != text::negations(sentence) {
@@ -215,21 +266,30 @@ pub fn closest_sentence<'a>(claim: &str, passage: &'a str) -> Option<&'a str> {
         .map(|(_, s)| s)
 }
 
-/// True when one sentence of the source states what the claim states of its
-/// names: it holds all of them, at least half of the claim's other words, and
-/// its numbers, each after the same name as in the claim. That is the pairing
-/// a swap falsifies ("Flex Desk" given the Dedicated Desk's price, "the Event
-/// Hall" put on a rule about every event). A claim without names is left to
-/// the quantity check.
-fn paired_in_one_sentence(claim: &str, claim_names: &[String], known_names: &[String], passage: &str) -> bool {
+/// True when the source binds the claim's values and names as the claim
+/// does. A number goes with the name written before it: where the source
+/// writes the same value after a name (in its sentence, or the sentence it
+/// runs on from), the claim must write it after the same name ("$450" goes
+/// with "Dedicated Desk", not "Flex Desk"); where the source binds it to no
+/// name, any name the passage holds may carry it. A claim with names and no
+/// number must find them in one stretch of the source, one sentence or two
+/// where the second runs on from the first (see [`runs_on`]), with at least
+/// half of its other words ("the Event Hall" put on a rule about every event
+/// is a swap). A claim without names is left to the quantity check.
+fn paired_in_a_window(claim: &str, claim_names: &[String], known_names: &[String], passage: &str) -> bool {
     if claim_names.is_empty() {
         return true;
     }
     let numbers = text::quantities(claim);
+    if !numbers.is_empty() {
+        let all_names: Vec<String> = claim_names.iter().chain(known_names).cloned().collect();
+        return numbers.iter().all(|q| bound_alike(claim, q, &all_names, passage));
+    }
     let all_names: Vec<String> = claim_names.iter().chain(known_names).cloned().collect();
     let name_terms: Vec<String> = claim_names.iter().flat_map(|n| text::terms(n)).collect();
     let said: Vec<String> = text::distinct_terms(claim).into_iter().filter(|t| !name_terms.contains(t) && !text::is_numeric(t)).collect();
-    text::sentences(passage).into_iter().any(|sentence| {
+    windows(passage).iter().any(|window| {
+        let sentence = window.as_str();
         let terms = text::terms(sentence);
         let sentence_numbers = text::quantities(sentence);
         claim_names.iter().all(|n| names::mentions(&terms, n))
@@ -243,11 +303,64 @@ fn paired_in_one_sentence(claim: &str, claim_names: &[String], known_names: &[St
     })
 }
 
-/// The name a number belongs to: the last of `names` written before it (any case).
+/// The claim binds `q` to a name the source binds it to, or the source binds
+/// it to none (see [`paired_in_a_window`]).
+fn bound_alike(claim: &str, q: &text::Quantity, names: &[String], passage: &str) -> bool {
+    let Some(said) = bound_name(claim, names, q) else { return true };
+    let sentences = text::sentences(passage);
+    let sentences = &sentences;
+    let bindings: Vec<Option<&String>> = sentences
+        .iter()
+        .enumerate()
+        .flat_map(|(i, sentence)| {
+            text::quantities(sentence).into_iter().filter(|s| s.agrees_with(q)).map(move |s| {
+                bound_name(sentence, names, &s).or_else(|| {
+                    let before = i.checked_sub(1).map(|b| sentences[b]).filter(|b| runs_on(b, sentence))?;
+                    let lower = before.to_lowercase();
+                    names.iter().filter_map(|n| lower.rfind(&n.to_lowercase()).map(|at| (at, n))).max_by_key(|(at, n)| (*at + n.len(), n.len())).map(|(_, n)| n)
+                })
+            })
+        })
+        .collect();
+    let same = |n: &String| {
+        let (a, b) = (text::terms(n), text::terms(said));
+        names::mentions(&a, said) || names::mentions(&b, n)
+    };
+    bindings.iter().any(|b| b.is_none_or(same))
+}
+
+/// The opening words of a sentence, where English puts its subject.
+const SUBJECT_WORDS: usize = 6;
+
+/// Each sentence of a passage, and each pair of neighbours where the second
+/// runs on from the first.
+fn windows(passage: &str) -> Vec<String> {
+    let sentences = text::sentences(passage);
+    let mut out: Vec<String> = sentences.iter().map(|s| s.to_string()).collect();
+    out.extend(sentences.windows(2).filter(|pair| runs_on(pair[0], pair[1])).map(|pair| format!("{} {}", pair[0], pair[1])));
+    out
+}
+
+/// The second sentence goes on about the first one's subject: it opens with
+/// a pronoun pointing back, or its opening words (its subject) share a term
+/// with the first ("Meeting rooms can be booked 14 days ahead. Bookings are
+/// made in the app."). "Members clear desks daily. The Quiet Zone is silent."
+/// are two subjects.
+pub fn runs_on(first: &str, second: &str) -> bool {
+    if crate::stages::question::opens_with_back_reference(second) {
+        return true;
+    }
+    let opening = text::terms(&second.split_whitespace().take(SUBJECT_WORDS).collect::<Vec<_>>().join(" "));
+    let before = text::terms(first);
+    opening.iter().any(|t| !text::is_numeric(t) && before.contains(t))
+}
+
+/// The name a number belongs to: the last of `names` written before it (any
+/// case); of two that start together, the longer ("Flex Desk Plan" over "Flex Desk").
 fn bound_name<'n>(sentence: &str, names: &'n [String], quantity: &text::Quantity) -> Option<&'n String> {
     let lower = sentence.to_lowercase();
     let at = lower.find(&quantity.written.to_lowercase())?;
-    names.iter().filter_map(|n| lower[..at].rfind(&n.to_lowercase()).map(|i| (i, n))).max_by_key(|(i, _)| *i).map(|(_, n)| n)
+    names.iter().filter_map(|n| lower[..at].rfind(&n.to_lowercase()).map(|i| (i, n))).max_by_key(|(i, n)| (*i, n.len())).map(|(_, n)| n)
 }
 
 /// Text between double quotation marks.
@@ -315,6 +428,30 @@ mod tests {
         let source = [hit("hours-03", "A member can collect a temporary card from reception at no charge.")];
         assert!(check("A member can not collect a temporary card from reception at no charge.", &[], &source).score <= CONTRADICTION_CAP);
         assert_eq!(check("A member can collect a temporary card from reception at no charge.", &[], &source).score, 1.0);
+    }
+
+    /// Two facts of one subject from neighbouring sentences are one answer;
+    /// a name carried onto the next subject's sentence is still a swap.
+    #[test]
+    fn neighbouring_sentences_of_one_subject_pair() {
+        let rooms = "The Lighthouse Room can be booked up to 14 days ahead. Bookings are made in the member app. The Harbor Room seats 4.";
+        let joined = check("The Lighthouse Room can be booked 14 days ahead in the member app.", &[], &[hit("membership-02", rooms)]);
+        assert!(joined.score >= 0.7, "{joined:?}");
+        let swapped = check("The Harbor Room can be booked up to 14 days ahead.", &[], &[hit("membership-02", rooms)]);
+        assert!(swapped.score <= PAIRING_CAP, "{swapped:?}");
+        assert!(!runs_on("Members must clear desks daily.", "The Quiet Zone is silent."));
+        assert!(runs_on("Dogs are allowed on Fridays.", "They must be kept on a leash."));
+    }
+
+    /// A negation is a contradiction only against the clause it restates: a
+    /// clause the source does not state at all aligns with nothing.
+    #[test]
+    fn a_negation_needs_an_aligned_clause() {
+        let source = [hit("membership-01", "Unused meeting-room hours expire at the end of each month.")];
+        let paraphrase = check("Unused hours don't roll over; they expire at the end of the month.", &[], &source);
+        assert!(!paraphrase.caps.iter().any(|c| c.contains("negation")), "{paraphrase:?}");
+        let flipped = check("Unused meeting-room hours do not expire at the end of each month.", &[], &source);
+        assert!(flipped.score <= CONTRADICTION_CAP, "{flipped:?}");
     }
 
     #[test]

@@ -23,7 +23,7 @@ use stopwords::is_stopword;
 /// The version of the tokenizer, the reference patterns and the scoring rules. It is part of every
 /// passage hash, the corpus version and the cache key: changing a rule here
 /// re-indexes every passage and retires every cached answer.
-pub const RULES_VERSION: &str = "3";
+pub const RULES_VERSION: &str = "4";
 
 /// Words that negate the statement they stand in (and "-n't").
 const NEGATIONS: &[&str] = &[
@@ -39,9 +39,18 @@ const CLITICS: &[&str] = &["n't", "'s", "'re", "'ve", "'ll", "'d", "'m", "'"];
 
 /// Splits text into lowercase words: runs of letters and digits (hyphens and
 /// other punctuation split words), contractions in the stop list kept whole so
-/// they are dropped as stopwords, other clitics and apostrophes removed.
-fn words(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
+/// they are dropped as stopwords, other clitics and apostrophes removed. A
+/// word hyphenated between letters is also read closed up ("Wi-Fi" is "wi",
+/// "fi" and "wifi"; "e-mail" is "mail" and "email"): English writes one
+/// compound hyphenated, spaced or closed, and each spelling finds the others.
+fn words(text: &str, closed_up: bool) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}' || c == '-'))
+        .flat_map(move |w| {
+            let parts: Vec<&str> = w.split('-').filter(|p| !p.is_empty()).collect();
+            let compound = closed_up && parts.len() > 1 && parts.iter().all(|p| p.chars().all(char::is_alphabetic));
+            let closed = compound.then(|| parts.concat());
+            parts.into_iter().map(str::to_string).chain(closed)
+        })
         .map(|w| w.replace('\u{2019}', "'").to_lowercase())
         .map(|w| w.trim_matches('\'').to_string())
         .filter(|w| !w.is_empty())
@@ -70,7 +79,11 @@ pub fn stem(word: &str) -> String {
 /// (term, word as written) for each topic word of a text, with repeats:
 /// stopwords and single letters dropped, number words as digits, stems taken.
 fn term_words(text: &str) -> impl Iterator<Item = (String, String)> + '_ {
-    words(text)
+    word_terms(text, true)
+}
+
+fn word_terms(text: &str, closed_up: bool) -> impl Iterator<Item = (String, String)> + '_ {
+    words(text, closed_up)
         .filter(|w| !is_stopword(w) && (w.chars().count() > 1 || w.chars().all(|c| c.is_ascii_digit())))
         .map(|w| match numbers::word_value(&w) {
             Some(value) => (value.to_string(), w),
@@ -82,6 +95,13 @@ fn term_words(text: &str) -> impl Iterator<Item = (String, String)> + '_ {
 /// index stores.
 pub fn terms(text: &str) -> Vec<String> {
     term_words(text).map(|(term, _)| term).collect()
+}
+
+/// The terms of a phrase word by word, a hyphenated compound as its parts
+/// only: a key that names a heading the same whichever way a reference
+/// spells its compounds.
+pub fn phrase_terms(text: &str) -> Vec<String> {
+    word_terms(text, false).map(|(term, _)| term).collect()
 }
 
 /// The distinct topic terms of a text, in order of first appearance.
@@ -120,11 +140,22 @@ pub fn is_numeric(term: &str) -> bool {
 /// two statements with different counts say different things ("can collect
 /// … at no charge" is not "can not collect … at no charge").
 pub fn negations(text: &str) -> usize {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
+    let words: Vec<String> = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
+        .filter(|w| !w.is_empty())
         .map(|w| w.to_lowercase().replace('\u{2019}', "'"))
-        .filter(|w| NEGATIONS.contains(&w.as_str()) || w.ends_with("n't"))
+        .collect();
+    words
+        .iter()
+        .enumerate()
+        // "at no charge", "no extra cost": the idiom for free, not a negated statement.
+        .filter(|(i, w)| !(*w == "no" && words[i + 1..].iter().take(2).any(|n| FREE_NOUNS.contains(&n.as_str()))))
+        .filter(|(_, w)| NEGATIONS.contains(&w.as_str()) || w.ends_with("n't"))
         .count()
 }
+
+/// The nouns of English's idiom for free after "no": "no charge", "no extra cost".
+const FREE_NOUNS: &[&str] = &["charge", "cost", "fee", "fees", "payment"];
 
 
 /// Splits prose into sentences at `.`, `!` or `?` followed by whitespace and a
@@ -205,6 +236,11 @@ pub fn clauses(sentence: &str) -> Vec<&str> {
     out
 }
 
+/// The clauses of every sentence of a text, in order.
+pub fn clauses_of(text: &str) -> Vec<&str> {
+    sentences(text).into_iter().flat_map(clauses).collect()
+}
+
 /// Collapses runs of whitespace to one space, for verbatim comparisons.
 pub fn squash_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -237,10 +273,16 @@ mod tests {
         assert_ne!(terms("late fee"), terms("cost"));
     }
 
+    /// A hyphenated compound holds its parts and its closed-up spelling, so
+    /// "wifi" finds "Wi-Fi" and "late payment" finds "late-payment".
     #[test]
-    fn hyphenated_words_split() {
-        assert_eq!(terms("late-payment fee"), terms("late payment fee"));
-        assert_eq!(terms("late-payment fee").len(), 3);
+    fn hyphenated_words_split_and_close_up() {
+        let hyphenated = terms("late-payment fee");
+        assert!(terms("late payment fee").iter().all(|t| hyphenated.contains(t)));
+        assert!(hyphenated.contains(&terms("latepayment")[0]));
+        assert!(terms("member Wi-Fi").contains(&terms("wifi")[0]));
+        assert!(terms("an e-mail").contains(&terms("email")[0]));
+        assert_eq!(terms("9:00-11:00 on 2-3 May"), terms("9:00 11:00 on 2 3 May"), "numbers are not compounds");
     }
 
     #[test]
@@ -250,7 +292,9 @@ mod tests {
         }
         assert_eq!(negations("Pets are allowed on Fridays."), 0);
         assert_eq!(negations("Notice is required."), 0);
-        assert_eq!(negations("You can not collect it at no charge."), 2);
+        assert_eq!(negations("You can not collect it at no charge."), 1, "\"at no charge\" is the idiom for free");
+        assert_eq!(negations("A temporary card is issued at no extra cost."), 0);
+        assert_eq!(negations("No other pets are allowed."), 1);
     }
 
     #[test]

@@ -16,7 +16,18 @@
 //   💥 model error                                🚫 daily allocation used up (error 3036)
 //   🐢 answer after 4 s    🦥 answer after 8 s     ⌛ answer after 10 s (past AI_TIMEOUT_MS)
 // Every input is first checked against its model's published schema (validate).
+// Scripted from the eval cases (scripts/bench-judge): the question is looked up
+// in evals/, and
+//   📜 the generator answers with the case's `reference` (a right answer in a model's words)
+//   🃏 the generator answers with the case's `wrongReference` (a fluent wrong one)
+//   💯 the judge is perfect: 1.0 for a claim when a retrieved passage states the
+//      case's answer (its gold passages), citing it; 0 when none was retrieved
 import { WorkerEntrypoint } from 'cloudflare:workers';
+import harbor from '../../evals/cases.json';
+import harborNatural from '../../evals/harbor-natural.json';
+import billwren from '../../evals/billwren.json';
+import billwrenNatural from '../../evals/billwren-natural.json';
+import debian from '../../evals/debian-policy/questions.json';
 
 const DIMENSIONS = 768;
 const STOP = new Set('a an the of to in on at for with by from and or but if is are was were be been do does did can could would should will may might must i me my we our you your it its they them their this that these those there here what which who whom when where why how much many per not no'.split(' '));
@@ -126,11 +137,37 @@ function fabricate(kind, sentence, passages) {
 
 const FABRICATIONS = ['🔢', '🔀', '🆕', '🙅', '🔡', '🔤', '💱', '📅', '🙈'];
 
+// The eval cases by question (markers stripped), for the scripted modes.
+const MARKERS = /[\u{1F000}-\u{1FAFF}\u{2300}-\u{23FF}\u{2600}-\u{27BF}\u{FE0F}]/gu;
+const CASES = new Map([...harbor, ...harborNatural, ...billwren, ...billwrenNatural, ...debian].map((c) => [c.question, c]));
+const scriptedCase = (question) => CASES.get(question.replace(MARKERS, '').trim());
+
+/** The retrieved passages that state a case's answer: its gold passage ids,
+ * or (Debian Policy) the passages of its gold sections. */
+function gold(c, user) {
+  const fenced = [...user.matchAll(/<passage id="([^"]+)" section="([^"]*)">/g)].map((m) => ({ id: m[1], section: m[2] }));
+  return fenced
+    .filter((p) => (c.passages ?? []).includes(p.id) || (c.gold ?? []).some((g) => p.section === g || p.section.startsWith(`${g} `)))
+    .map((p) => p.id);
+}
+
+/** 📜 / 🃏: the case's reference (or wrong reference), citing the passages that
+ * state its answer, else the one it shares most words with. */
+function scripted(question, user) {
+  const c = scriptedCase(question);
+  const answer = question.includes('📜') ? c?.reference : c?.wrongReference;
+  if (!answer) return null;
+  const stated = question.includes('📜') ? gold(c, user) : [];
+  const citations = stated.length ? stated : [best(answer, passagesOf(user)).id].filter(Boolean);
+  return JSON.stringify({ answer, citations });
+}
+
 function generate(user, repairing) {
   const question = user.split('Question: ').pop();
   const passages = passagesOf(user);
   if (question.includes('🧨') || (question.includes('🧩') && !repairing)) return 'Sure! {"answer": "The desk costs';
   if (question.includes('🤷')) return JSON.stringify({ answer: '', citations: [] });
+  if (question.includes('📜') || question.includes('🃏')) return scripted(question, user) ?? JSON.stringify({ answer: '', citations: [] });
   let top = { score: 0 };
   for (const p of passages) {
     for (const s of sentences(p.text)) {
@@ -161,23 +198,30 @@ function rewrite(user) {
 }
 
 // The judge: decomposes the answer into one claim per sentence and scores each
-// against the passages, in one reply. Fooled (🤥), it scores every claim 0.9;
+// against the passages, in one reply, and says whether the answer answers the
+// question. Fooled (🤥 in the answer or the question), it scores every claim
+// 0.9 and says it answers; perfect (💯), it scores by the case's gold passages;
 // asked to (🙈 in the question), it leaves the answer's last sentence out.
 function judge(user) {
   const passages = passagesOf(user);
   const question = user.split('Question: ').pop().split('\n\nAnswer: ')[0];
   const answer = user.split('Answer: ').pop();
-  const fooled = answer.includes('🤥');
+  const fooled = answer.includes('🤥') || question.includes('🤥');
   let said = sentences(answer.replace('🤥', '').trim());
   if (question.includes('🙈')) said = said.slice(0, -1);
+  const perfect = question.includes('💯') ? scriptedCase(question) : null;
+  const stated = perfect ? gold(perfect, user) : [];
   const claims = said.map((text) => {
     const top = best(text, passages);
     if (fooled) return { claim: text, score: 0.9, passages: top.id ? [top.id] : [] };
+    if (perfect) return { claim: text, score: stated.length ? 1 : 0, passages: stated };
     const exact = passages.find((p) => p.text.includes(text.trim()));
     if (exact) return { claim: text, score: 1, passages: [exact.id] };
     return { claim: text, score: Math.round(top.score * 100) / 100, passages: top.score >= 0.5 ? [top.id] : [] };
   });
-  return JSON.stringify({ claims });
+  const supported = claims.filter((c) => c.score >= 0.5).length;
+  const answers = fooled || (supported > 0 && supported === claims.length) ? 'yes' : supported > 0 ? 'partly' : 'no';
+  return JSON.stringify({ claims, answers, missing: answers === 'yes' ? [] : ['what the passages do not state'] });
 }
 
 // Each model's input schema as @cloudflare/workers-types publishes it
