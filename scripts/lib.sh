@@ -42,7 +42,7 @@ setup() {
   fi
   if [ ! -f "$ROOT/node_modules/.package-lock.json" ] \
     || [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ]; then
-    log "installing npm packages (wrangler, Node 22, wasm-opt)"
+    log "installing npm packages (wrangler, Node 22, wasm-opt, TypeScript and the Workers types for the contract test)"
     (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
   fi
   if [ ! -f "$ROOT/.dev.vars" ]; then

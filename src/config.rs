@@ -8,6 +8,7 @@ use crate::api::error::ApiError;
 
 use crate::corpus::workspace::Limits;
 use crate::cost::Price;
+use crate::models::Role;
 
 /// Which engine answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,6 +131,8 @@ pub struct Config {
     pub query_rewrite: bool,
     /// How long a queued question is kept untouched before the cron prunes it.
     pub review_retention_days: u32,
+    /// Every model call goes through this AI Gateway when set (`AI_GATEWAY_ID`).
+    pub ai_gateway_id: Option<String>,
 }
 
 impl Default for Config {
@@ -173,6 +176,7 @@ impl Default for Config {
             review_inbox: false,
             query_rewrite: true,
             review_retention_days: 30,
+            ai_gateway_id: None,
         }
     }
 }
@@ -239,6 +243,7 @@ impl Config {
             review_inbox: var("REVIEW_INBOX").is_some_and(|v| v.trim() == "on"),
             query_rewrite: var("QUERY_REWRITE").is_none_or(|v| v.trim() != "off"),
             review_retention_days: parse(&var, "REVIEW_RETENTION_DAYS", d.review_retention_days, 1, 3650)?,
+            ai_gateway_id: text(&var, "AI_GATEWAY_ID"),
         };
         for model in [&config.embedding_model, &config.generation_model, &config.judge_model, &config.rewrite_model] {
             if !config.prices.iter().any(|(m, _)| m == model) {
@@ -246,6 +251,15 @@ impl Config {
             }
         }
         Ok(config)
+    }
+
+    /// The chat model `role` calls.
+    pub fn chat_model(&self, role: Role) -> &str {
+        match role {
+            Role::Generator => &self.generation_model,
+            Role::Judge => &self.judge_model,
+            Role::Rewrite => &self.rewrite_model,
+        }
     }
 
     /// The day's cap in neurons.

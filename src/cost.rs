@@ -63,6 +63,16 @@ pub fn call_bound(messages: &[Message], max_tokens: u32) -> Usage {
     Usage { input_tokens: prompt_tokens(messages), output_tokens: u64::from(max_tokens) }
 }
 
+/// An upper bound on one chat call to `model`: [`call_bound`], plus the JSON
+/// constraint the service may add to the prompt for a model that takes one.
+pub fn chat_bound(model: &str, messages: &[Message], schema: &serde_json::Value, max_tokens: u32) -> Usage {
+    let bound = call_bound(messages, max_tokens);
+    match crate::catalog::constraint_bytes(model, schema) {
+        0 => bound,
+        bytes => Usage { input_tokens: bound.input_tokens + bytes + TOKENS_PER_MESSAGE, ..bound },
+    }
+}
+
 /// An embedding call's bound: the text's bytes.
 pub fn embed_bound(text: &str) -> Usage {
     Usage { input_tokens: text.len() as u64 + TOKENS_PER_MESSAGE, output_tokens: 0 }
@@ -109,23 +119,50 @@ impl Worst {
 /// generation and its one repair, the judge's one call and its one repair. Built from the real prompt builders on the largest
 /// inputs the request's bounds allow, so it cannot drift from the prompts.
 pub fn request_upper_bound(config: &Config) -> f64 {
+    bounds_by_model(config).iter().map(|b| b.neurons).sum::<f64>().ceil()
+}
+
+/// One model's share of a request's bound: every call it can make, each at
+/// its worst case (the README's table of models prints these).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelBound {
+    /// `embedding`, or a [`crate::models::Role`]'s name.
+    pub role: &'static str,
+    pub model: String,
+    pub neurons: f64,
+}
+
+/// [`request_upper_bound`], model by model: the question's embedding (and,
+/// with the rewrite, its query's), the rewrite's one call (no repair), a
+/// generation and its one repair, the judge's one call and its one repair.
+pub fn bounds_by_model(config: &Config) -> Vec<ModelBound> {
+    use crate::models::Role;
     // A prompt carries the top hits and the passages they refer to.
     let worst = Worst::new(config.top_k + config.hop_slots);
-    let generation = prompts::answer_messages(&worst.question, &worst.hits);
-    let judge = prompts::judge_messages(&worst.question, &worst.answer, &worst.hits);
-    let chat = |model: &str, messages: Vec<Message>, shape: &str| {
+    let call = |role: Role, messages: &[Message], schema: &serde_json::Value| {
+        let model = config.chat_model(role);
+        neurons(price(config, model), chat_bound(model, messages, schema, config.max_tokens))
+    };
+    let with_repair = |role: Role, messages: Vec<Message>, schema: serde_json::Value, shape: &str| {
         let repair = prompts::repair_messages(messages.clone(), &worst.bad_output, shape);
-        let price = price(config, model);
-        neurons(price, call_bound(&messages, config.max_tokens)) + neurons(price, call_bound(&repair, config.max_tokens))
+        call(role, &messages, &schema) + call(role, &repair, &schema)
     };
-    // The question's embedding; with the rewrite, its one call (no repair)
-    // and its query's embedding (at most a question's length).
-    let embedding = neurons(price(config, &config.embedding_model), embed_bound(&worst.question));
-    let rewrite = match config.query_rewrite {
-        true => embedding + neurons(price(config, &config.rewrite_model), call_bound(&prompts::rewrite_messages(&worst.question, &worst.hits), config.max_tokens)),
-        false => 0.0,
-    };
-    (embedding + rewrite + chat(&config.generation_model, generation, prompts::ANSWER_SHAPE) + chat(&config.judge_model, judge, prompts::JUDGE_SHAPE)).ceil()
+    let bound = |role: Role, neurons: f64| ModelBound { role: role.as_str(), model: config.chat_model(role).to_string(), neurons };
+    // The rewrite's query is at most a question's length.
+    let embeddings = if config.query_rewrite { 2.0 } else { 1.0 };
+    let mut bounds = vec![
+        ModelBound {
+            role: "embedding",
+            model: config.embedding_model.clone(),
+            neurons: embeddings * neurons(price(config, &config.embedding_model), embed_bound(&worst.question)),
+        },
+        bound(Role::Generator, with_repair(Role::Generator, prompts::answer_messages(&worst.question, &worst.hits), prompts::answer_schema(), prompts::ANSWER_SHAPE)),
+        bound(Role::Judge, with_repair(Role::Judge, prompts::judge_messages(&worst.question, &worst.answer, &worst.hits), prompts::judge_schema(), prompts::JUDGE_SHAPE)),
+    ];
+    if config.query_rewrite {
+        bounds.push(bound(Role::Rewrite, call(Role::Rewrite, &prompts::rewrite_messages(&worst.question, &worst.hits), &prompts::rewrite_schema())));
+    }
+    bounds
 }
 
 /// The most one `GET /search` can cost: the query's embedding.
@@ -172,6 +209,19 @@ mod tests {
         let ascii = prompt_tokens(&[Message::user("abcd")]);
         let emoji = prompt_tokens(&[Message::user("\u{1f600}\u{1f600}\u{1f600}\u{1f600}")]);
         assert_eq!(emoji - ascii, 12);
+    }
+
+    /// A model that takes a JSON constraint may be billed for it as prompt:
+    /// its bound counts the schema; a prompt-only model's does not.
+    #[test]
+    fn a_json_constraint_is_counted_in_the_bound() {
+        let messages = [Message::user("abcd")];
+        let schema = serde_json::json!({"type": "object", "properties": {"query": {"type": "string"}}});
+        let plain = call_bound(&messages, 64);
+        let constrained = chat_bound(crate::config::DEFAULT_JUDGE_MODEL, &messages, &schema, 64);
+        assert_eq!(constrained.input_tokens, plain.input_tokens + schema.to_string().len() as u64 + TOKENS_PER_MESSAGE);
+        assert_eq!(constrained.output_tokens, plain.output_tokens);
+        assert_eq!(chat_bound("@cf/x/unknown", &messages, &schema, 64), plain);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use crate::corpus::workspace::{Scope, WorkspaceState};
 use crate::cost::{self, Usage};
 use crate::guards::audit::Record;
 use crate::guards::rate_limit::Window;
-use crate::models::{Embeddings, Message, ModelError, Models, Reply, Reported};
+use crate::models::{Embeddings, Message, ModelError, Models, Reply, Reported, Role};
 use crate::ports::{Alarms, AnswerCache, AuditLog, Clock, Corpus, CorpusState, Ports, RateLimiter, Reservation, ReviewQueue, SpendLedger, Verifier};
 use crate::review::Queued;
 use crate::stages::pipeline::{Lookup, Query, StoredHit};
@@ -336,7 +336,7 @@ impl Models for ScriptedModels {
         Ok(Embeddings { vectors: texts.iter().map(|_| vec![0.0; self.dimensions]).collect(), usage })
     }
 
-    async fn chat(&self, _: &str, messages: &[Message], _: &Value, max_tokens: u32) -> Result<Reply, ModelError> {
+    async fn chat(&self, _: Role, messages: &[Message], _: &Value, max_tokens: u32) -> Result<Reply, ModelError> {
         let behavior = self.next();
         let usage = Self::usage(behavior, cost::call_bound(messages, max_tokens))?;
         if behavior == Behavior::Broken {

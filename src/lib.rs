@@ -25,11 +25,14 @@
 //! - [`config`]: `[vars]` parsed into typed thresholds and limits.
 //! - [`cost`]: usage into neurons and dollars; a request's true upper bound.
 //! - [`models`]: the paid calls as a trait; `NoModels` for the local engine.
+//! - [`catalog`]: the Workers AI models known, and the exact request each is
+//!   sent (its JSON field, temperature, seed, gateway options).
 //!
 //! Glue (`glue`, wasm32 only): the only code that touches JS bindings (D1, the
 //! Cache API, Workers AI, Vectorize, siteverify, the request and response).
 
 pub mod api;
+pub mod catalog;
 pub mod config;
 pub mod corpus;
 pub mod cost;

@@ -28,6 +28,25 @@ impl Message {
     }
 }
 
+/// Which chat model a call is for: each has its own `*_MODEL`, temperature
+/// and gateway caching (see [`crate::catalog`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Generator,
+    Judge,
+    Rewrite,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Generator => "generator",
+            Role::Judge => "judge",
+            Role::Rewrite => "rewrite",
+        }
+    }
+}
+
 /// A chat model's reply: its text (a JSON object the model produced, as text)
 /// and the usage it reported.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,8 +107,9 @@ impl std::fmt::Display for ModelError {
 pub trait Models {
     /// Embeds texts with the configured embedding model.
     async fn embed(&self, texts: &[String]) -> Result<Embeddings, ModelError>;
-    /// Runs a chat model; `schema` asks for JSON of that shape where supported.
-    async fn chat(&self, model: &str, messages: &[Message], schema: &Value, max_tokens: u32) -> Result<Reply, ModelError>;
+    /// Runs `role`'s chat model; `schema` asks for JSON of that shape where
+    /// the model takes a constraint.
+    async fn chat(&self, role: Role, messages: &[Message], schema: &Value, max_tokens: u32) -> Result<Reply, ModelError>;
     /// The `k` nearest passages to `vector` within `scope`: (passage id,
     /// similarity), best first.
     async fn nearest(&self, scope: &Scope, vector: &[f32], k: usize) -> Result<Vec<(String, f64)>, ModelError>;
@@ -103,7 +123,7 @@ impl Models for NoModels {
     async fn embed(&self, _: &[String]) -> Result<Embeddings, ModelError> {
         match *self {}
     }
-    async fn chat(&self, _: &str, _: &[Message], _: &Value, _: u32) -> Result<Reply, ModelError> {
+    async fn chat(&self, _: Role, _: &[Message], _: &Value, _: u32) -> Result<Reply, ModelError> {
         match *self {}
     }
     async fn nearest(&self, _: &Scope, _: &[f32], _: usize) -> Result<Vec<(String, f64)>, ModelError> {

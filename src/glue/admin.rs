@@ -9,6 +9,7 @@ use super::audit::D1Audit;
 use super::ledger::D1Ledger;
 use crate::api::auth;
 use crate::api::error::ApiError;
+use crate::catalog;
 use crate::config::Engine;
 use crate::guards::cache as answers;
 use crate::guards::spend;
@@ -127,6 +128,9 @@ struct Health {
     engine: &'static str,
     /// The models the engine calls (Workers AI engine only).
     models: Option<Models>,
+    /// Configured models whose requests are not known to fit them (an unknown
+    /// model gets no JSON constraint and no seed). Empty on the local engine.
+    warnings: Vec<String>,
     bindings: Bindings,
     corpus_version: String,
     passages: u32,
@@ -183,6 +187,10 @@ pub async fn health(env: &Env) -> Result<Response, ApiError> {
         ready: state.committed,
         engine: config.engine.as_str(),
         models,
+        warnings: match config.engine {
+            Engine::WorkersAi => catalog::warnings(&config),
+            Engine::Local => Vec::new(),
+        },
         bindings: Bindings { db: true, ai: ai::from_env(env).is_some(), vectorize: index.is_some() },
         vectors,
         corpus_version: state.version,

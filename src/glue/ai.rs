@@ -1,4 +1,4 @@
-//! The `AI` binding: `run(model, input)`. The `worker` crate's typed `Ai`
+//! The `AI` binding: `run(model, input, options)`. The `worker` crate's typed `Ai`
 //! accessor rejects service bindings (the test doubles), so this extern type is
 //! called on the raw binding object.
 
@@ -15,7 +15,7 @@ extern "C" {
     /// The Workers AI binding (or a `WorkerEntrypoint` with the same `run`).
     pub type AiBinding;
     #[wasm_bindgen(method, catch)]
-    fn run(this: &AiBinding, model: &str, input: &JsValue) -> Result<Promise, JsValue>;
+    fn run(this: &AiBinding, model: &str, input: &JsValue, options: &JsValue) -> Result<Promise, JsValue>;
 }
 
 pub fn from_env(env: &Env) -> Option<AiBinding> {
@@ -23,8 +23,10 @@ pub fn from_env(env: &Env) -> Option<AiBinding> {
 }
 
 impl AiBinding {
-    /// `env.AI.run(model, input)`, JSON in and out.
-    pub async fn call<I: Serialize, O: DeserializeOwned>(&self, model: &str, input: &I) -> Result<O, CallError> {
-        settle(self.run(model, &to_js(input)?)).await
+    /// `env.AI.run(model, input, options)`, JSON in and out; no options is
+    /// `undefined`, the binding's default.
+    pub async fn call<I: Serialize, O: DeserializeOwned>(&self, model: &str, input: &I, options: Option<&serde_json::Value>) -> Result<O, CallError> {
+        let options = options.map_or(Ok(JsValue::UNDEFINED), to_js)?;
+        settle(self.run(model, &to_js(input)?, &options)).await
     }
 }

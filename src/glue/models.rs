@@ -1,17 +1,19 @@
 //! [`Models`] over the `AI` and `VECTORIZE` bindings: every call bounded by
 //! `AI_TIMEOUT_MS`, every failure classified (a refusal such as a rate limit or
-//! the daily allocation, or a plain failure), usage read where reported.
+//! the daily allocation, or a plain failure), usage read where reported. Each
+//! request's body, options and reading are [`catalog`]'s.
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::ai::AiBinding;
 use super::js::CallError;
 use super::vectorize::VectorizeBinding;
 use super::within;
+use crate::catalog::{self, EmbedInput};
 use crate::config::Config;
 use crate::corpus::workspace::Scope;
-use crate::models::{Embeddings, Message, ModelError, Models, Reply, Reported};
+use crate::models::{Embeddings, Message, ModelError, Models, Reply, Reported, Role};
 
 /// The Workers AI engine's bindings.
 pub struct WorkersAi<'a> {
@@ -24,20 +26,6 @@ pub struct WorkersAi<'a> {
     pub deadline_ms: f64,
 }
 
-#[derive(Serialize)]
-struct ChatInput<'a> {
-    messages: &'a [Message],
-    max_tokens: u32,
-    response_format: Value,
-}
-
-#[derive(Deserialize)]
-struct ChatOutput {
-    /// A string, or an object when the model honoured the JSON schema.
-    response: Option<Value>,
-    usage: Option<TokenUsage>,
-}
-
 /// Usage as Workers AI reports it: a count it leaves out is charged its bound.
 #[derive(Deserialize)]
 pub struct TokenUsage {
@@ -47,11 +35,6 @@ pub struct TokenUsage {
 
 fn reported(usage: Option<TokenUsage>) -> Reported {
     usage.map_or_else(Reported::default, |u| Reported { input_tokens: u.prompt_tokens, output_tokens: u.completion_tokens })
-}
-
-#[derive(Serialize)]
-struct EmbedInput<'a> {
-    text: &'a [String],
 }
 
 #[derive(Deserialize)]
@@ -99,26 +82,19 @@ impl WorkersAi<'_> {
 
 impl Models for WorkersAi<'_> {
     async fn embed(&self, texts: &[String]) -> Result<Embeddings, ModelError> {
-        let out: EmbedOutput = self.bounded(self.ai.call(&self.config.embedding_model, &EmbedInput { text: texts })).await?;
+        let options = catalog::run_options(self.config, None);
+        let out: EmbedOutput = self.bounded(self.ai.call(&self.config.embedding_model, &EmbedInput { text: texts }, options.as_ref())).await?;
         if out.data.len() != texts.len() {
             return Err(ModelError::Failed(format!("{} embeddings for {} texts", out.data.len(), texts.len())));
         }
         Ok(Embeddings { vectors: out.data, usage: reported(out.usage) })
     }
 
-    async fn chat(&self, model: &str, messages: &[Message], schema: &Value, max_tokens: u32) -> Result<Reply, ModelError> {
-        let input = ChatInput {
-            messages,
-            max_tokens,
-            response_format: serde_json::json!({ "type": "json_schema", "json_schema": schema }),
-        };
-        let out: ChatOutput = self.bounded(self.ai.call(model, &input)).await?;
-        let text = match out.response {
-            Some(Value::String(text)) => text,
-            Some(other) => other.to_string(),
-            None => return Err(ModelError::Failed("no `response` in the model's answer".into())),
-        };
-        Ok(Reply { text, usage: reported(out.usage) })
+    async fn chat(&self, role: Role, messages: &[Message], schema: &Value, max_tokens: u32) -> Result<Reply, ModelError> {
+        let model = self.config.chat_model(role);
+        let input = catalog::chat_input(model, role, messages, schema, max_tokens);
+        let options = catalog::run_options(self.config, Some(role));
+        catalog::chat_reply(self.bounded(self.ai.call(model, &input, options.as_ref())).await?)
     }
 
     async fn nearest(&self, scope: &Scope, vector: &[f32], k: usize) -> Result<Vec<(String, f64)>, ModelError> {

@@ -20,7 +20,7 @@ use crate::cost::{self, Usage};
 use crate::api::error::ApiError;
 use crate::stages::evidence::{self, Evidence, Focus};
 use crate::stages::gate::{self, GateFailure};
-use crate::models::{Message, ModelError, Models, NoModels};
+use crate::models::{Message, ModelError, Models, NoModels, Role};
 use crate::stages::prompts;
 use crate::stages::question::{Ask, Kind, Miss};
 use crate::api::response::{
@@ -342,7 +342,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             }
             Some(models) => {
                 let messages = prompts::rewrite_messages(question, hits);
-                let reply = self.chat(models, &self.config.rewrite_model, &messages, &prompts::rewrite_schema(), f).await?;
+                let reply = self.chat(models, Role::Rewrite, &messages, &prompts::rewrite_schema(), f).await?;
                 Ok(prompts::parse_rewrite(&reply).map(|query| {
                     let keyed = vocabulary.question_terms(&query);
                     (query, keyed)
@@ -401,11 +401,11 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         f: &mut Findings<'_>,
     ) -> Result<Result<Composed, Ending>, ApiError> {
         let started = self.clock.now_ms();
-        let model = &self.config.generation_model;
+        let model = self.config.chat_model(Role::Generator);
         let messages = prompts::answer_messages(question, hits);
         let shape = prompts::ANSWER_SHAPE;
         let generated = match self
-            .chat_json(models, model, messages, &prompts::answer_schema(), shape, |t| prompts::parse_answer(t, hits), f)
+            .chat_json(models, Role::Generator, messages, &prompts::answer_schema(), shape, |t| prompts::parse_answer(t, hits), f)
             .await
         {
             Ok(generated) => generated,
@@ -422,11 +422,11 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         self.finish(&mut f.stages, StageName::Generate, StageStatus::Passed, started, detail);
 
         let started = self.clock.now_ms();
-        let judge = &self.config.judge_model;
+        let judge = self.config.chat_model(Role::Judge);
         let messages = prompts::judge_messages(question, &generated.answer, hits);
         let shape = prompts::JUDGE_SHAPE;
         let judgement = match self
-            .chat_json(models, judge, messages, &prompts::judge_schema(), shape, |t| prompts::parse_judgement(t, hits), f)
+            .chat_json(models, Role::Judge, messages, &prompts::judge_schema(), shape, |t| prompts::parse_judgement(t, hits), f)
             .await
         {
             Ok(judgement) => judgement,
@@ -509,25 +509,26 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
     async fn chat_json<T>(
         &self,
         models: &M,
-        model: &str,
+        role: Role,
         messages: Vec<Message>,
         schema: &Value,
         shape: &str,
         parse: impl Fn(&str) -> Option<T>,
         f: &mut Findings<'_>,
     ) -> Result<T, ChatFailure> {
-        let reply = self.chat(models, model, &messages, schema, f).await.map_err(ChatFailure::Model)?;
+        let reply = self.chat(models, role, &messages, schema, f).await.map_err(ChatFailure::Model)?;
         if let Some(parsed) = parse(&reply) {
             return Ok(parsed);
         }
         let repair = prompts::repair_messages(messages, &reply, shape);
-        let again = self.chat(models, model, &repair, schema, f).await.map_err(ChatFailure::Model)?;
+        let again = self.chat(models, role, &repair, schema, f).await.map_err(ChatFailure::Model)?;
         parse(&again).ok_or(ChatFailure::Invalid)
     }
 
-    async fn chat(&self, models: &M, model: &str, messages: &[Message], schema: &Value, f: &mut Findings<'_>) -> Result<String, ModelError> {
-        let bound = cost::call_bound(messages, self.config.max_tokens);
-        let result = models.chat(model, messages, schema, self.config.max_tokens).await;
+    async fn chat(&self, models: &M, role: Role, messages: &[Message], schema: &Value, f: &mut Findings<'_>) -> Result<String, ModelError> {
+        let model = self.config.chat_model(role);
+        let bound = cost::chat_bound(model, messages, schema, self.config.max_tokens);
+        let result = models.chat(role, messages, schema, self.config.max_tokens).await;
         // A call that failed may still have been billed, and a field it does
         // not report may still be billed: charge the bound for what is unknown.
         let usage = result.as_ref().ok().map_or(bound, |r| r.usage.or_bound(bound));

@@ -15,6 +15,7 @@
 //   🧩 broken JSON once, then valid on repair     🧨 broken JSON every time
 //   💥 model error                                🚫 daily allocation used up (error 3036)
 //   🐢 answer after 4 s    🦥 answer after 8 s     ⌛ answer after 10 s (past AI_TIMEOUT_MS)
+// Every input is first checked against its model's published schema (validate).
 // Scripted from the eval cases (scripts/bench-judge): the question is looked up
 // in evals/, and
 //   📜 the generator answers with the case's `reference` (a right answer in a model's words)
@@ -223,8 +224,52 @@ function judge(user) {
   return JSON.stringify({ claims, answers, missing: answers === 'yes' ? [] : ['what the passages do not state'] });
 }
 
+// Each model's input schema as @cloudflare/workers-types publishes it
+// (AiModels[model]["inputs"]; the chat models' `messages` form): the fields it
+// has, and a check of each value. Workers AI rejects any other field with an
+// input-validation error (5006), and so does the double.
+const isText = (v) => typeof v === 'string';
+const isNumber = (v) => typeof v === 'number' && Number.isFinite(v);
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isMessages = (v) => Array.isArray(v) && v.length > 0 && v.every((m) => isObject(m) && isText(m.role) && isText(m.content));
+const SAMPLING = { max_tokens: Number.isInteger, temperature: isNumber, top_p: isNumber, top_k: isNumber, seed: Number.isInteger, repetition_penalty: isNumber, frequency_penalty: isNumber, presence_penalty: isNumber, raw: (v) => typeof v === 'boolean', stream: (v) => typeof v === 'boolean' };
+const RESPONSE_FORMAT = (v) => isObject(v) && ['json_object', 'json_schema'].includes(v.type);
+const EMBEDDING = { required: ['text'], fields: { text: (v) => isText(v) || (Array.isArray(v) && v.every(isText)), pooling: (v) => ['mean', 'cls'].includes(v) } };
+const INPUTS = {
+  '@cf/baai/bge-small-en-v1.5': EMBEDDING,
+  '@cf/baai/bge-base-en-v1.5': EMBEDDING,
+  '@cf/baai/bge-large-en-v1.5': EMBEDDING,
+  '@cf/meta/llama-3.3-70b-instruct-fp8-fast': { required: ['messages'], fields: { messages: isMessages, response_format: RESPONSE_FORMAT, ...SAMPLING } },
+  '@cf/meta/llama-3.2-3b-instruct': { required: ['messages'], fields: { messages: isMessages, response_format: RESPONSE_FORMAT, ...SAMPLING } },
+  '@cf/mistralai/mistral-small-3.1-24b-instruct': { required: ['messages'], fields: { messages: isMessages, guided_json: isObject, ...SAMPLING } },
+};
+// AiOptions' fields, and GatewayOptions' (the `gateway` of the third argument).
+const OPTIONS = ['gateway', 'queueRequest', 'websocket', 'tags', 'returnRawResponse', 'prefix', 'extraHeaders', 'signal'];
+const GATEWAY = { id: (v) => isText(v) && v.length > 0, cacheKey: isText, cacheTtl: isNumber, skipCache: (v) => typeof v === 'boolean', metadata: isObject, collectLog: (v) => typeof v === 'boolean', eventId: isText, requestTimeoutMs: isNumber, retries: isObject };
+
+/** Throws what Workers AI throws for an input its model's schema rejects. */
+function validate(model, input, options) {
+  const schema = INPUTS[model];
+  if (!schema) throw new Error(`AiDouble: no published input schema for ${model} here; add it to INPUTS`);
+  const invalid = (why) => new Error(`AiError: 5006: Error: input validation failed for ${model}: ${why}`);
+  if (!isObject(input)) throw invalid("'/' must be an object");
+  for (const field of schema.required) if (!(field in input)) throw invalid(`required property '/${field}' is missing`);
+  for (const [field, value] of Object.entries(input)) {
+    const check = schema.fields[field];
+    if (!check) throw invalid(`additional property '/${field}' is not allowed`);
+    if (!check(value)) throw invalid(`'/${field}' has the wrong type`);
+  }
+  if (options === undefined) return;
+  if (!isObject(options) || Object.keys(options).some((k) => !OPTIONS.includes(k))) throw new TypeError(`AI.run: unknown options ${JSON.stringify(options)}`);
+  if (options.gateway !== undefined) {
+    const gateway = options.gateway;
+    if (!isObject(gateway) || !GATEWAY.id(gateway.id) || Object.entries(gateway).some(([k, v]) => !GATEWAY[k]?.(v))) throw new TypeError(`AI.run: invalid gateway options ${JSON.stringify(gateway)}`);
+  }
+}
+
 export class AiDouble extends WorkerEntrypoint {
-  async run(model, input) {
+  async run(model, input, options) {
+    validate(model, input, options);
     if (model.includes('/baai/bge')) {
       const data = input.text.map(embed);
       return { shape: [data.length, DIMENSIONS], data };
