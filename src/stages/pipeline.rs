@@ -829,3 +829,42 @@ fn retrieved(hit: &Hit) -> Retrieved {
 fn round(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::vocabulary::Vocabulary;
+
+    fn hit(id: &str, text: &str) -> Hit {
+        Hit { id: id.into(), doc: "d".into(), section: "S".into(), text: text.into(), score: 1.0, ..Hit::default() }
+    }
+
+    /// "no" refuses, "partly" too (with what is missing), "yes" and silence leave it to the checks.
+    #[test]
+    fn the_judge_decides_whether_it_answers() {
+        let missing = vec!["the fee".to_string()];
+        assert_eq!(judge_verdict(prompts::Answers::Yes, &missing), Ok(()));
+        assert_eq!(judge_verdict(prompts::Answers::Unsaid, &[]), Ok(()));
+        assert_eq!(judge_verdict(prompts::Answers::No, &[]), Err(Miss::Judge { partly: false, missing: vec![] }));
+        let partly = judge_verdict(prompts::Answers::Partly, &missing).unwrap_err();
+        assert!(partly.describe().ends_with("answers only part of the question; it leaves out: the fee"), "{}", partly.describe());
+    }
+
+    /// "Yes." affirms the question's proposition and "No" denies it: each is
+    /// checked against the source, and a "no" may meet another value.
+    #[test]
+    fn a_polar_answer_is_read_with_its_question() {
+        let source = [hit("conduct-03", "A dog is not allowed in the kitchen. Dogs are allowed on Fridays.")];
+        let known = support::known_names(&source);
+        let check = |question: &str, answer: &str| {
+            let ask = Ask::parse(question, &Vocabulary::default());
+            polar_check(question, &ask, answer, &source, &known)
+        };
+        assert!(check("Is a dog allowed in the kitchen?", "Yes.").is_some_and(|c| c.score <= support::CONTRADICTION_CAP), "yes to what the source denies");
+        assert!(check("Is a dog allowed in the kitchen?", "No, dogs stay out of the kitchen.").is_none());
+        assert!(check("Are dogs allowed on Fridays?", "Yes, on Fridays.").is_none());
+        assert!(check("Are dogs allowed on Fridays?", "No.").is_some(), "no to what the source states");
+        assert!(check("Are dogs allowed on Mondays?", "No, only on Fridays.").is_none(), "a no may meet another day");
+        assert!(check("What is allowed on Fridays?", "Yes.").is_none(), "not a yes/no question");
+    }
+}

@@ -360,7 +360,8 @@ impl Ask {
         if let Some(other) = self.other_subject(&sentences) {
             return Err(Miss::OtherSubject(other));
         }
-        let stated = text::quantities(answer);
+        // The question's numbers are the answer's, or its evidence's ("the parts of two version numbers").
+        let stated = text::quantities(&format!("{answer}\n{cited}"));
         let unanswered: Vec<String> = self
             .quantities
             .iter()
@@ -370,9 +371,14 @@ impl Ask {
         if !unanswered.is_empty() && !matches!(self.kind, Kind::YesNo) {
             return Err(Miss::Quantities(unanswered));
         }
+        // A sentence is about the question when it shares a word or a name with
+        // it, or opens the answer with a pronoun, which then points to the
+        // question's subject ("It is $450 a month.").
         let about = |unit: &str| {
             let unit_terms = text::terms(unit);
-            focus.terms.iter().any(|t| unit_terms.contains(&t.term)) || self.core_names.iter().any(|n| names::mentions(&unit_terms, n))
+            focus.terms.iter().any(|t| unit_terms.contains(&t.term))
+                || self.core_names.iter().any(|n| names::mentions(&unit_terms, n))
+                || (sentences.first() == Some(&unit) && opens_with_back_reference(unit))
         };
         let states = units(&sentences).iter().any(|unit| {
             let sentence_names = names(unit);
@@ -757,7 +763,11 @@ fn asking_clause(question: &str) -> &str {
         (WH_WORDS.contains(&first) || fronted, AUXILIARIES.contains(&first))
     };
     let (wh, auxiliary) = opens(question);
-    if wh || auxiliary {
+    // "When a package lists keywords, through which variable …?": a "when" or
+    // "where" with no auxiliary after it opens a subordinate clause, not the question.
+    let words = lower_words(question);
+    let subordinate = matches!(words.first().map(String::as_str), Some("when" | "where")) && words.get(1).is_some_and(|w| !AUXILIARIES.contains(&w.as_str()));
+    if (wh && !subordinate) || auxiliary {
         return question;
     }
     let starts = question.char_indices().filter(|(_, c)| matches!(c, ';' | ':' | ',')).map(|(i, c)| i + c.len_utf8());
@@ -1112,6 +1122,40 @@ mod tests {
             let got = check(question, answer);
             assert_eq!(got.is_ok(), answers, "{question} / {answer}: {got:?}");
         }
+    }
+
+    /// A model's answer in its own words: the names may sit in the cited
+    /// passages, a role or pronoun answers "who", a value answers "which …",
+    /// and a sentence about another plan is another subject.
+    #[test]
+    fn answers_in_own_words() {
+        let in_own_words = |question: &str, answer: &str, cited: &str| {
+            let ask = ask(question);
+            let focus = Focus::new(&ask.focus, &vec![1; ask.focus.len()], 40);
+            ask.answers_in_own_words(&focus, answer, cited)
+        };
+        let cited = "The member pays for any damage a guest causes at Harbor Commons.";
+        assert!(in_own_words("Who pays if a guest breaks something?", "You do: the member pays for damage their guest causes.", cited).is_ok());
+        assert!(in_own_words("Which priority value should most packages use?", "Most packages should use `optional`.", "Packages should use priority optional.").is_ok());
+        assert!(in_own_words("How much does the Dedicated Desk cost?", "It is $450 a month.", "A Dedicated Desk costs $450 per month.").is_ok(), "the name sits in the cited passage");
+        let other = in_own_words("How much does the Dedicated Desk cost?", "A Flex Desk costs $220 per month.", "A Flex Desk costs $220 per month.");
+        assert!(matches!(other, Err(Miss::Names(_)) | Err(Miss::OtherSubject(_))), "{other:?}");
+        assert_eq!(in_own_words("How long is security footage kept?", "Lost property is held for 30 days.", "Lost property is held for 30 days."), Err(Miss::Kind(Kind::Duration)));
+        assert!(in_own_words("Can I bring my dog?", "Yes, on Fridays.", "Dogs are allowed on Fridays.").is_ok());
+    }
+
+    /// The core: names, the head phrase, negative words; an open question is all core.
+    #[test]
+    fn the_core_of_a_question() {
+        let core = |q: &str| ask(q).core_terms();
+        assert!(core("How much is the gym add-on?").contains(&text::stem("gym")));
+        assert!(core("Is there a late fee if I pay after the due date?").contains(&text::stem("fee")));
+        assert!(!core("Can I bring my dog to the coworking space?").contains(&text::stem("coworking")));
+        assert!(core("What happens to lost items nobody claims?").contains(&text::stem("nobody")));
+        assert_eq!(core("What happens to my stuff?"), text::terms("stuff"));
+        assert_eq!(ask("My friend is visiting, what's the wifi password for them?"), ask("My friend is visiting, what is the wifi password for them?"));
+        assert_eq!(ask("How much notice do members get before a price increase?").kind, Kind::Number);
+        assert_eq!(ask("When a package lists keywords, through which variable does it get the command?").kind, Kind::Entity);
     }
 
     #[test]

@@ -303,30 +303,33 @@ fn paired_in_a_window(claim: &str, claim_names: &[String], known_names: &[String
     })
 }
 
-/// The claim binds `q` to a name the source binds it to, or the source binds
-/// it to none (see [`paired_in_a_window`]).
+/// The claim binds `q` to a name the source writes before the same value
+/// (in its sentence, or in the sentence it runs on from), or the source
+/// writes the value after no name at all (see [`paired_in_a_window`]). Any
+/// name before it counts, not only the nearest: "the Flex Desk plan at
+/// Harbor Commons costs $220" binds $220 to the Flex Desk too.
 fn bound_alike(claim: &str, q: &text::Quantity, names: &[String], passage: &str) -> bool {
     let Some(said) = bound_name(claim, names, q) else { return true };
-    let sentences = text::sentences(passage);
-    let sentences = &sentences;
-    let bindings: Vec<Option<&String>> = sentences
-        .iter()
-        .enumerate()
-        .flat_map(|(i, sentence)| {
-            text::quantities(sentence).into_iter().filter(|s| s.agrees_with(q)).map(move |s| {
-                bound_name(sentence, names, &s).or_else(|| {
-                    let before = i.checked_sub(1).map(|b| sentences[b]).filter(|b| runs_on(b, sentence))?;
-                    let lower = before.to_lowercase();
-                    names.iter().filter_map(|n| lower.rfind(&n.to_lowercase()).map(|at| (at, n))).max_by_key(|(at, n)| (*at + n.len(), n.len())).map(|(_, n)| n)
-                })
-            })
-        })
-        .collect();
-    let same = |n: &String| {
-        let (a, b) = (text::terms(n), text::terms(said));
-        names::mentions(&a, said) || names::mentions(&b, n)
+    let said_terms = text::terms(said);
+    let same = |n: &String| names::mentions(&text::terms(n), said) || names::mentions(&said_terms, n);
+    let named_in = |text: &str| -> Vec<&String> {
+        let lower = text.to_lowercase();
+        names.iter().filter(|n| lower.contains(&n.to_lowercase())).collect()
     };
-    bindings.iter().any(|b| b.is_none_or(same))
+    let sentences = text::sentences(passage);
+    sentences.iter().enumerate().any(|(i, sentence)| {
+        let lower = sentence.to_lowercase();
+        text::quantities(sentence).into_iter().filter(|s| s.agrees_with(q)).any(|s| {
+            let at = lower.find(&s.written.to_lowercase()).unwrap_or(lower.len());
+            let mut before = named_in(&sentence[..at.min(sentence.len())]);
+            if before.is_empty() {
+                if let Some(previous) = i.checked_sub(1).map(|b| sentences[b]).filter(|b| runs_on(b, sentence)) {
+                    before = named_in(previous);
+                }
+            }
+            before.is_empty() || before.into_iter().any(same)
+        })
+    })
 }
 
 /// The opening words of a sentence, where English puts its subject.
