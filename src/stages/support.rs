@@ -101,7 +101,7 @@ pub fn sanity(claim: &str, passage: &str, known_names: &[String], score: f64) ->
     let source_quantities = text::quantities(passage);
     let missing: Vec<String> = text::quantities(claim)
         .into_iter()
-        .filter(|q| !source_quantities.iter().any(|s| q.agrees_with(s)))
+        .filter(|q| !source_quantities.iter().any(|s| q.agrees_with(s) && counts_alike(claim, q, passage, s)))
         .map(|q| q.written)
         .collect();
     if !missing.is_empty() {
@@ -130,6 +130,24 @@ pub fn sanity(claim: &str, passage: &str, known_names: &[String], score: f64) ->
         caps.push(why);
     }
     (score, caps)
+}
+
+/// A bare count goes with the noun it counts: "1 meeting-room hour" is not
+/// stated by "one person". When the claim writes words after a plain number,
+/// one of them must follow the same number in the source (within three
+/// words, so "300 printed pages" meets "300 black-and-white pages"). Numbers
+/// with a unit (money, time, percent) carry their noun in the unit.
+fn counts_alike(claim: &str, q: &text::Quantity, passage: &str, s: &text::Quantity) -> bool {
+    if q.unit != text::Unit::Plain {
+        return true;
+    }
+    let after = |text: &str, written: &str| -> Vec<Vec<String>> {
+        let lower = text.to_lowercase();
+        let written = written.to_lowercase();
+        lower.match_indices(&written).map(|(at, _)| lower[at + written.len()..].split_whitespace().take(3).flat_map(text::terms).collect()).collect()
+    };
+    let Some(counted) = after(claim, &q.written).into_iter().next().filter(|t| !t.is_empty()) else { return true };
+    after(passage, &s.written).iter().any(|source| source.is_empty() || counted.iter().any(|t| source.contains(t)))
 }
 
 /// A clause of the claim and a clause of the source say the same thing, up to
@@ -271,35 +289,28 @@ pub fn closest_sentence<'a>(claim: &str, passage: &'a str) -> Option<&'a str> {
 /// writes the same value after a name (in its sentence, or the sentence it
 /// runs on from), the claim must write it after the same name ("$450" goes
 /// with "Dedicated Desk", not "Flex Desk"); where the source binds it to no
-/// name, any name the passage holds may carry it. A claim with names and no
-/// number must find them in one stretch of the source, one sentence or two
-/// where the second runs on from the first (see [`runs_on`]), with at least
-/// half of its other words ("the Event Hall" put on a rule about every event
-/// is a swap). A claim without names is left to the quantity check.
+/// name, any name the passage holds may carry it. And the claim's names must
+/// meet in one stretch of the source, with at least half of its other words
+/// ("the Event Hall" put on a rule about every event is a swap): one
+/// sentence for a claim relating two names, or, for a claim about one, also
+/// two sentences where the second runs on from the first (see [`runs_on`]).
+/// A claim without names is left to the quantity check.
 fn paired_in_a_window(claim: &str, claim_names: &[String], known_names: &[String], passage: &str) -> bool {
     if claim_names.is_empty() {
         return true;
     }
-    let numbers = text::quantities(claim);
-    if !numbers.is_empty() {
-        let all_names: Vec<String> = claim_names.iter().chain(known_names).cloned().collect();
-        return numbers.iter().all(|q| bound_alike(claim, q, &all_names, passage));
-    }
     let all_names: Vec<String> = claim_names.iter().chain(known_names).cloned().collect();
+    if !text::quantities(claim).iter().all(|q| bound_alike(claim, q, &all_names, passage)) {
+        return false;
+    }
     let name_terms: Vec<String> = claim_names.iter().flat_map(|n| text::terms(n)).collect();
     let said: Vec<String> = text::distinct_terms(claim).into_iter().filter(|t| !name_terms.contains(t) && !text::is_numeric(t)).collect();
-    windows(passage).iter().any(|window| {
-        let sentence = window.as_str();
-        let terms = text::terms(sentence);
-        let sentence_numbers = text::quantities(sentence);
-        claim_names.iter().all(|n| names::mentions(&terms, n))
-            && share(&said, &terms) >= 0.5
-            && numbers.iter().all(|q| {
-                sentence_numbers.iter().any(|s| {
-                    let (said, source) = (bound_name(claim, &all_names, q), bound_name(sentence, &all_names, s));
-                    q.agrees_with(s) && (said.is_none() || source.is_none() || said.map(|n| n.to_lowercase()) == source.map(|n| n.to_lowercase()))
-                })
-            })
+    // Two names in one claim are a relation between them: one sentence must
+    // state it. One name is a subject, and the sentence that runs on may add to it.
+    let stretches = if claim_names.len() == 1 { windows(passage) } else { text::sentences(passage).into_iter().map(str::to_string).collect() };
+    stretches.iter().any(|window| {
+        let terms = text::terms(window);
+        claim_names.iter().all(|n| names::mentions(&terms, n)) && share(&said, &terms) >= 0.5
     })
 }
 
@@ -455,6 +466,15 @@ mod tests {
         assert!(!paraphrase.caps.iter().any(|c| c.contains("negation")), "{paraphrase:?}");
         let flipped = check("Unused meeting-room hours do not expire at the end of each month.", &[], &source);
         assert!(flipped.score <= CONTRADICTION_CAP, "{flipped:?}");
+    }
+
+    /// A count is stated only with the noun it counts.
+    #[test]
+    fn a_count_goes_with_its_noun() {
+        let source = [hit("pricing-04", "A Day Pass gives one person access for a single day. Each floor has 300 black-and-white pages of quota.")];
+        assert!(check("A Day Pass includes 1 meeting-room hour.", &[], &source).score <= QUANTITY_CAP);
+        assert!(check("A Day Pass is for 1 person.", &[], &source).score > QUANTITY_CAP);
+        assert!(check("Each floor has 300 printed pages of quota.", &[], &source).caps.iter().all(|c| !c.contains("not in the source")));
     }
 
     #[test]
