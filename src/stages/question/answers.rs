@@ -1,0 +1,471 @@
+//! Whether an answer answers the question: a supported sentence is not an
+//! answer when it names another subject, states no fact of the asked kind,
+//! or states one in a clause about something else ("asked when the team was
+//! founded, it quoted the driver's birth date").
+
+use super::words::*;
+use super::{Ask, Kind};
+use crate::stages::evidence::Focus;
+use crate::text::{self, names, Quantity, Unit};
+
+/// The share of the question's weight that the core sentence of an answer
+/// must cover by itself (see [`Ask::answers`]).
+pub const CORE_COVERAGE: f64 = 0.5;
+
+impl Ask {
+    /// Whether `answer` answers this question. It names every name the
+    /// question names and exactly one of its alternatives, if it offers some;
+    /// it does not only point elsewhere; and one sentence of it (with the
+    /// sentence before, when it opens with a pronoun) is the core of the
+    /// answer: it covers at least [`CORE_COVERAGE`] of the question's weight,
+    /// answers any number the question states with a number of the same kind,
+    /// and states a fact of the asked kind in a clause about the question.
+    ///
+    /// The core names the question's subject: a question that asks for a fact
+    /// of a kind (who, when, how much …) may be answered in two steps, the core
+    /// stating the fact about something another sentence of the answer ties to
+    /// the question's other names ("the film X stars Y. Y served as Z"); but
+    /// the names of its subject ("the Scale plan" in "what does the Scale plan
+    /// cost?") must be in the core. A question without a kind ("what does X
+    /// include?", "is X …?") is answered in one step: its core names every
+    /// name. Further sentences may add to the core; they cannot stand in for it.
+    pub fn answers(&self, focus: &Focus, answer: &str) -> Result<(), Miss> {
+        let terms = text::terms(answer);
+        let missing: Vec<String> = self.names.iter().filter(|n| !names::mentions(&terms, n)).cloned().collect();
+        if !missing.is_empty() {
+            return Err(Miss::Names(missing));
+        }
+        if !self.options.is_empty() && self.options.iter().filter(|o| names::mentions(&terms, o)).count() != 1 {
+            return Err(Miss::Options(self.options.clone()));
+        }
+        let sentences = text::sentences(answer);
+        if !sentences.is_empty() && sentences.iter().all(|s| is_pointer(s)) {
+            return Err(Miss::Pointer);
+        }
+        let units = units(&sentences);
+        // "Are X and Y both …?" is two questions: each conjunct needs its own core.
+        let parts: Vec<Option<&String>> = if self.conjuncts.is_empty() { vec![None] } else { self.conjuncts.iter().map(Some).collect() };
+        for part in parts {
+            let mut nearest: Option<(f64, Miss)> = None;
+            let mut found = false;
+            for unit in &units {
+                match self.core_miss(focus, unit, part) {
+                    None => {
+                        found = true;
+                        break;
+                    }
+                    Some(miss) => {
+                        let coverage = focus.coverage(&text::terms(unit));
+                        if nearest.as_ref().is_none_or(|(best, _)| coverage > *best) {
+                            nearest = Some((coverage, miss));
+                        }
+                    }
+                }
+            }
+            if !found {
+                return Err(nearest.map_or(Miss::Kind(self.kind), |(_, miss)| miss));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether a model's answer, in its own words, answers this question: the
+    /// deterministic reading of [`Ask::answers`] where it is strong, and no
+    /// more. The question's names are in the answer or in the passages its
+    /// verified claims cite (`cited`); it picks one alternative; it does not
+    /// only point elsewhere; it answers the question's numbers with numbers
+    /// of their kind; a sentence of it states the asked kind of fact (read
+    /// generously: a role or pronoun answers "who", a value answers "which …
+    /// value"); and no sentence is about another subject. Whether its words
+    /// cover the question is the judge's call, not a word count's.
+    pub fn answers_in_own_words(&self, focus: &Focus, answer: &str, cited: &str) -> Result<(), Miss> {
+        let terms = text::terms(&format!("{answer}\n{cited}"));
+        let missing: Vec<String> = self.names.iter().filter(|n| !names::mentions(&terms, n)).cloned().collect();
+        if !missing.is_empty() {
+            return Err(Miss::Names(missing));
+        }
+        let answer_terms = text::terms(answer);
+        if !self.options.is_empty() && self.options.iter().filter(|o| names::mentions(&answer_terms, o)).count() != 1 {
+            return Err(Miss::Options(self.options.clone()));
+        }
+        let sentences = text::sentences(answer);
+        if !sentences.is_empty() && sentences.iter().all(|s| is_pointer(s)) {
+            return Err(Miss::Pointer);
+        }
+        if let Some(other) = self.other_subject(&sentences) {
+            return Err(Miss::OtherSubject(other));
+        }
+        // The question's numbers are the answer's, or its evidence's ("the parts of two version numbers").
+        let unanswered = self.unanswered(&text::quantities(&format!("{answer}\n{cited}")));
+        if !unanswered.is_empty() && !matches!(self.kind, Kind::YesNo) {
+            return Err(Miss::Quantities(unanswered));
+        }
+        // A sentence is about the question when it shares a word or a name with
+        // it, or opens the answer with a pronoun, which then points to the
+        // question's subject ("It is $450 a month.").
+        let about = |unit: &str| {
+            let unit_terms = text::terms(unit);
+            focus.terms.iter().any(|t| unit_terms.contains(&t.term))
+                || self.core_names.iter().any(|n| names::mentions(&unit_terms, n))
+                || (sentences.first() == Some(&unit) && opens_with_back_reference(unit))
+        };
+        let states = units(&sentences).iter().any(|unit| {
+            let sentence_names = names(unit);
+            (matches!(self.kind, Kind::YesNo | Kind::Open) || about(unit))
+                && text::clauses_of(unit).into_iter().filter(|c| !opens_pointer(c)).any(|clause| {
+                    let clause_terms = text::terms(clause);
+                    self.clause_states(clause, &clause_terms, &sentence_names) || self.generously_states(clause)
+                })
+        });
+        if !states {
+            return Err(Miss::Kind(self.kind));
+        }
+        Ok(())
+    }
+
+    /// The readings of the asked kind that a model's own words need: a
+    /// person is also a pronoun or a role in the subject's place ("You do",
+    /// "the member pays"); the thing asked for is also a value the question
+    /// did not state (an identifier, a quoted or code word, a number).
+    fn generously_states(&self, clause: &str) -> bool {
+        let words = lower_words(clause);
+        let new_term = |w: &String| text::terms(w).iter().any(|t| !text::is_numeric(t) && !self.focus.iter().any(|(f, _)| f == t));
+        match self.kind {
+            Kind::Person => {
+                let opening: Vec<&String> = words.iter().take(4).collect();
+                opening.iter().any(|w| PERSONAL_PRONOUNS.contains(&w.as_str())) || opening.iter().any(|w| new_term(w))
+            }
+            Kind::Entity => {
+                let value = |w: &str| w.contains(['_', '/', '.', '`', '"', '\'']) || w.chars().any(|c| c.is_ascii_digit()) || w.contains('-');
+                clause.split_whitespace().any(|w| value(w.trim_end_matches([',', '.', ';', ':']))) || words.iter().any(new_term)
+            }
+            _ => false,
+        }
+    }
+
+    /// A sentence that names something the question does not, and none of
+    /// the question's names, when the question names something: it speaks
+    /// of another plan, room or person than the one asked about.
+    fn other_subject(&self, sentences: &[&str]) -> Option<String> {
+        if self.core_names.is_empty() {
+            return None;
+        }
+        let asked: Vec<String> = self.names.iter().chain(&self.options).flat_map(|n| text::terms(n)).collect();
+        sentences.iter().find_map(|sentence| {
+            let terms = text::terms(sentence);
+            if self.names.iter().any(|n| names::mentions(&terms, n)) {
+                return None;
+            }
+            names(sentence).into_iter().find(|n| text::terms(n).iter().all(|t| !asked.contains(t)))
+        })
+    }
+
+    /// True when `unit` (a sentence, with its antecedent) could be the core of
+    /// an answer (for one of the question's conjuncts, if it joins some).
+    pub fn is_core(&self, focus: &Focus, unit: &str) -> bool {
+        match self.conjuncts.is_empty() {
+            true => self.core_miss(focus, unit, None).is_none(),
+            false => self.conjuncts.iter().any(|c| self.core_miss(focus, unit, Some(c)).is_none()),
+        }
+    }
+
+    /// Why one sentence (with its antecedent) is not the core of an answer,
+    /// for the question as a whole or for one of its conjuncts (the other
+    /// conjuncts are then neither required nor counted as missing).
+    fn core_miss(&self, focus: &Focus, unit: &str, conjunct: Option<&String>) -> Option<Miss> {
+        let mut terms = text::terms(unit);
+        let excused: Vec<&String> = self.conjuncts.iter().filter(|c| conjunct.is_some_and(|own| own != *c)).collect();
+        let missing: Vec<String> =
+            self.core_names.iter().filter(|n| !excused.contains(n) && !names::mentions(&terms, n)).cloned().collect();
+        if !missing.is_empty() {
+            return Some(Miss::Names(missing));
+        }
+        if is_pointer(unit) {
+            return Some(Miss::Pointer);
+        }
+        terms.extend(excused.iter().flat_map(|c| text::terms(c)));
+        if focus.coverage(&terms) < CORE_COVERAGE {
+            return Some(Miss::Scattered);
+        }
+        // "Are X and Y both Z?" asks Z of each: a conjunct's sentence that
+        // names it without saying Z affirms nothing about it.
+        if conjunct.is_some() && self.kind == Kind::YesNo && !self.relation_terms().iter().all(|r| terms.iter().any(|t| t == r)) {
+            return Some(Miss::Kind(self.kind));
+        }
+        let unanswered = self.unanswered(&text::quantities(unit));
+        if !unanswered.is_empty() {
+            return Some(Miss::Quantities(unanswered));
+        }
+        (!self.states_kind(unit)).then_some(Miss::Kind(self.kind))
+    }
+
+    /// A clause of the answer states a fact of the asked kind, and that clause
+    /// is about the question: it holds the question's predicate; failing one,
+    /// a name of its subject, whole ("Dedicated Desk" is not "Flex Desk");
+    /// failing that, a term of the relation asked about.
+    pub fn states_kind(&self, answer: &str) -> bool {
+        if matches!(self.kind, Kind::Open | Kind::YesNo) {
+            return true;
+        }
+        let relation = self.relation_terms();
+        text::sentences(answer).into_iter().filter(|s| !is_pointer(s)).any(|sentence| {
+            let sentence_names = names(sentence);
+            text::clauses(sentence).into_iter().filter(|c| !opens_pointer(c)).any(|clause| {
+                let clause_terms = text::terms(clause);
+                let priced = self.price_terms.is_empty() || clause_terms.iter().any(|t| PRICE_TERMS.iter().any(|p| p == t));
+                let about = priced && if !self.predicate.is_empty() {
+                    self.predicate.iter().any(|p| clause_terms.contains(p))
+                } else if !self.core_names.is_empty() {
+                    self.core_names.iter().any(|n| names::mentions(&clause_terms, n))
+                } else {
+                    relation.is_empty() || relation.iter().any(|a| clause_terms.iter().any(|t| t == a))
+                };
+                about && self.clause_states(clause, &clause_terms, &sentence_names)
+            })
+        })
+    }
+
+    fn clause_states(&self, clause: &str, clause_terms: &[String], sentence_names: &[String]) -> bool {
+        let new_quantities: Vec<Quantity> =
+            text::quantities(clause).into_iter().filter(|q| !self.quantities.iter().any(|asked| asked.agrees_with(q))).collect();
+        let lower = format!(" {} ", lower_words(clause).join(" "));
+        let has_phrase = |list: &[&str]| list.iter().any(|p| lower.contains(&format!(" {p} ")));
+        let new_name = || sentence_names.iter().any(|n| clause.contains(n.as_str()) && self.is_new(n));
+        let new_term = |t: &String| !text::is_numeric(t) && !self.focus.iter().any(|(f, _)| f == t);
+        match self.kind {
+            Kind::Person => new_name() || self.after(&lower_words(clause), &["by"], new_term),
+            Kind::Place => self.after(&lower_words(clause), LOCATIVES, new_term) || (new_name() && has_phrase(LOCATIVES)),
+            Kind::Time => new_quantities.iter().any(is_point_in_time) || has_phrase(TIME_WORDS),
+            Kind::Soon => new_quantities.iter().any(|q| is_point_in_time(q) || q.unit.is_duration()) || has_phrase(TIME_WORDS),
+            Kind::Year => new_quantities.iter().any(Quantity::is_year),
+            Kind::Money => new_quantities.iter().any(|q| matches!(q.unit, Unit::Money(_))) || has_phrase(FREE_PHRASES),
+            Kind::Number => new_quantities.iter().any(|q| !matches!(q.unit, Unit::Weekday | Unit::Month | Unit::Clock | Unit::Ordinal)),
+            Kind::Duration => new_quantities.iter().any(|q| q.unit.is_duration() || q.unit.is_length()),
+            Kind::Distance => new_quantities.iter().any(|q| q.unit.is_length() || q.unit.is_duration()),
+            Kind::Frequency => has_phrase(FREQUENCY_WORDS),
+            Kind::Percent => new_quantities.iter().any(|q| q.unit == Unit::Percent),
+            Kind::Entity => {
+                new_name() || self.type_noun.as_ref().is_some_and(|noun| clause_terms.contains(noun) && clause_terms.iter().any(new_term))
+            }
+            Kind::Reason => has_phrase(REASON_WORDS),
+            Kind::YesNo | Kind::Open => true,
+        }
+    }
+
+    /// The numbers the question states that `stated` answers with none of their kind.
+    fn unanswered(&self, stated: &[Quantity]) -> Vec<String> {
+        self.quantities
+            .iter()
+            .filter(|asked| !stated.iter().any(|s| s.unit == asked.unit || (asked.unit == Unit::Plain && s.unit == Unit::Plain)))
+            .map(|q| q.written.clone())
+            .collect()
+    }
+
+    /// A name the question did not already state.
+    fn is_new(&self, name: &str) -> bool {
+        let focus: Vec<String> = self.focus.iter().map(|(t, _)| t.clone()).collect();
+        !names::mentions(&focus, name)
+    }
+
+    /// Some word of `after` is followed, within three words, by a word whose term is new.
+    fn after(&self, words: &[String], after: &[&str], new_term: impl Fn(&String) -> bool) -> bool {
+        words.iter().enumerate().any(|(i, w)| {
+            after.contains(&w.as_str()) && words[i + 1..].iter().take(3).flat_map(|w| text::terms(w)).any(|t| new_term(&t))
+        })
+    }
+}
+
+/// Why an answer does not answer the question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Miss {
+    /// It does not name what the question is about.
+    Names(Vec<String>),
+    /// No one sentence of it is about the question: its parts are about other things.
+    Scattered,
+    /// It does not answer the numbers the question states (a time, an amount).
+    Quantities(Vec<String>),
+    /// It names none, or more than one, of the question's alternatives.
+    Options(Vec<String>),
+    /// It only points to another part of the documents.
+    Pointer,
+    /// It states no fact of the asked kind about the question.
+    Kind(Kind),
+    /// A sentence of it is about another subject: it names something the
+    /// question does not, and none of the question's names.
+    OtherSubject(String),
+    /// The judge read it as answering part of the question, or another one.
+    Judge { partly: bool, missing: Vec<String> },
+}
+
+impl Miss {
+    /// The refusal's detail.
+    pub fn describe(&self) -> String {
+        match self {
+            Miss::Names(names) => format!("the answer is about something else: it does not name {}", names.join(", ")),
+            Miss::Scattered => "no sentence of the answer is about the question; its parts are about other things".into(),
+            Miss::Quantities(asked) => format!("the question states {}, and the answer says nothing of the kind", asked.join(", ")),
+            Miss::Options(options) => format!("the answer does not pick one of {}", options.join(" or ")),
+            Miss::Pointer => "the answer only refers to another part of the documents".into(),
+            Miss::Kind(kind) => format!("the question asks for {}, and the answer states none about it", kind.describe()),
+            Miss::OtherSubject(name) => format!("the answer speaks of {name}, another subject than the question's"),
+            Miss::Judge { partly, missing } => {
+                let what = if *partly { "answers only part of the question" } else { "does not answer the question" };
+                match missing.is_empty() {
+                    true => format!("the judge says the answer {what}"),
+                    false => format!("the judge says the answer {what}; it leaves out: {}", missing.join("; ")),
+                }
+            }
+        }
+    }
+}
+
+/// A clock time, a day, a month, a year, or a date ("the 5th").
+pub(super) fn is_point_in_time(q: &Quantity) -> bool {
+    matches!(q.unit, Unit::Clock | Unit::Weekday | Unit::Month)
+        || q.is_year()
+        || (q.unit == Unit::Ordinal && q.written.starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// Words that open a sentence by pointing back to the one before ("She is
+/// also …", "It opens …"): the personal and demonstrative pronouns of the stop list.
+pub const BACK_REFERENCES: &[&str] = &["he", "she", "it", "they", "his", "her", "its", "their", "this", "these", "those", "him", "them"];
+
+/// True when a sentence opens with a pronoun that points to the sentence before.
+pub fn opens_with_back_reference(sentence: &str) -> bool {
+    let first = sentence.split(|c: char| !c.is_alphanumeric()).find(|w| !w.is_empty()).unwrap_or("");
+    BACK_REFERENCES.contains(&first.to_lowercase().as_str())
+}
+
+/// Each sentence, joined to the one before when it opens with a pronoun.
+fn units(sentences: &[&str]) -> Vec<String> {
+    sentences
+        .iter()
+        .enumerate()
+        .map(|(i, s)| match i.checked_sub(1).filter(|_| opens_with_back_reference(s)) {
+            Some(before) => format!("{} {s}", sentences[before]),
+            None => s.to_string(),
+        })
+        .collect()
+}
+
+/// A sentence that points elsewhere ("see Section 4.9.1", "as described in
+/// Annex III") instead of stating the fact.
+/// A clause that sends the reader elsewhere by name: "See Maintainer
+/// scripts", "refer to “Hours & Access”", "cf. Chapter 6". The names in it
+/// are places to look, not facts stated (lowercase after "see" is a verb's
+/// object: "see you at the desk").
+pub(super) fn opens_pointer(clause: &str) -> bool {
+    let words: Vec<&str> = clause.split_whitespace().collect();
+    let lead = words.first().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase()).unwrap_or_default();
+    let skip = match (lead.as_str(), words.get(1).map(|w| w.to_lowercase())) {
+        ("see", Some(next)) if next == "also" => 2,
+        ("see" | "cf", _) => 1,
+        ("refer", Some(next)) if next == "to" => 2,
+        _ => return false,
+    };
+    words.get(skip).is_some_and(|w| w.trim_start_matches(['"', '“', '‘', '\'', '`']).starts_with(char::is_uppercase) || w.starts_with(['"', '“', '‘']))
+}
+
+pub fn is_pointer(sentence: &str) -> bool {
+    let lower = format!(" {} ", lower_words(sentence).join(" "));
+    POINTER_CUES.iter().any(|cue| {
+        lower.match_indices(&format!(" {cue} ")).any(|(at, _)| {
+            let rest: Vec<&str> = lower[at + cue.len() + 2..].split_whitespace().take(3).collect();
+            rest.iter().any(|w| POINTER_TARGETS.contains(w))
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::vocabulary::Vocabulary;
+
+    fn ask(question: &str) -> Ask {
+        Ask::parse(question, &Vocabulary::default())
+    }
+
+    /// Whether `answer` answers `question`, every focus term equally rare.
+    fn check(question: &str, answer: &str) -> Result<(), Miss> {
+        let ask = ask(question);
+        let focus = Focus::new(&ask.focus, &vec![1; ask.focus.len()], 40);
+        ask.answers(&focus, answer)
+    }
+
+    /// "X and Y both": each conjunct answered by a sentence of its own.
+    #[test]
+    fn conjuncts_each_need_a_core() {
+        let question = "Are Wenling and Xinzheng both in China?";
+        assert_eq!(ask(question).conjuncts, ["Wenling", "Xinzheng"]);
+        assert!(check(question, "Wenling is a city in China. Xinzheng is a city in China.").is_ok());
+        assert!(check(question, "Wenling is a city in China.").is_err(), "one conjunct unanswered");
+        let question = "Are Ada Brook and Tom Vale both keyboardists?";
+        assert!(check(question, "Ada Brook is a singer and keyboardist. Tom Vale is a keyboardist.").is_ok());
+        assert!(check(question, "Ada Brook is a singer and keyboardist. Tom Vale was a singer.").is_err(), "said of one only");
+    }
+
+    /// Supported sentences that do not answer: another subject, no fact of the
+    /// kind, a fact in a clause about something else.
+    #[test]
+    fn answers_that_do_not_answer() {
+        let cases: &[(&str, &str, bool)] = &[
+            ("How much does a private office cost?", "A private office requires a minimum term of 6 months.", false),
+            ("How much does a day pass cost?", "A Day Pass costs $35.", true),
+            ("What does the Flex Desk plan include?", "The Dedicated Desk plan includes a locker.", false),
+            ("When was Harbor United founded?", "Harbor United signed Jo Park (born 4 May 1990) as its driver.", false),
+            ("When was Harbor United founded?", "Harbor United, founded in 1990, signs drivers.", true),
+            ("What year was Allie Goertz born?", "Allie Goertz (born March 2, 1991) is an American musician.", true),
+            ("What year was Allie Goertz born?", "Allie Goertz released her first album in 2012.", false),
+            ("How long is the Nile?", "The Nile begins at Lake Victoria.", false),
+            ("How long is the Nile?", "The Nile is 6,650 km long.", true),
+            ("Which magazine was started first, Arthur's Magazine or First for Women?", "Arthur's Magazine and First for Women are magazines.", false),
+            ("In what city is the Oberoi Group's head office?", "The Oberoi Group is a hotel company with its head office in Delhi.", true),
+            ("How long is footage kept?", "See Section 4.2 for footage.", false),
+            ("Which tool rebuilds the index?", "The index is rebuilt every night (see Search Tools and Jobs).", false),
+            ("Which tool rebuilds the index?", "The index is rebuilt every night by Quillsort.", true),
+            ("How long is footage kept?", "Footage is kept for 30 days, then deleted.", true),
+            ("How many guests can I bring?", "Members can bring 2 guests at a time.", true),
+            ("Can a Flex Desk member come in at 6:00 am?", "Flex Desk members can use the 6 shared monitors.", false),
+            ("Can a Flex Desk member come in at 6:00 am?", "Flex Desk members can come in from 7:00 am to 9:00 pm.", true),
+            ("How much does a private office cost?", "A private office fits 6 people. The locker add-on costs $40 per month.", false),
+            ("How much does a private office cost?", "A private office team needs insurance cover of at least $1,000,000.", false),
+            ("How much does a phone booth cost?", "Phone booths are free to use.", true),
+        ];
+        for &(question, answer, answers) in cases {
+            let got = check(question, answer);
+            assert_eq!(got.is_ok(), answers, "{question} / {answer}: {got:?}");
+        }
+    }
+
+    /// A model's answer in its own words: the names may sit in the cited
+    /// passages, a role or pronoun answers "who", a value answers "which …",
+    /// and a sentence about another plan is another subject.
+    #[test]
+    fn answers_in_own_words() {
+        let in_own_words = |question: &str, answer: &str, cited: &str| {
+            let ask = ask(question);
+            let focus = Focus::new(&ask.focus, &vec![1; ask.focus.len()], 40);
+            ask.answers_in_own_words(&focus, answer, cited)
+        };
+        let cited = "The member pays for any damage a guest causes at Harbor Commons.";
+        assert!(in_own_words("Who pays if a guest breaks something?", "You do: the member pays for damage their guest causes.", cited).is_ok());
+        assert!(in_own_words("Which priority value should most packages use?", "Most packages should use `optional`.", "Packages should use priority optional.").is_ok());
+        assert!(in_own_words("How much does the Dedicated Desk cost?", "It is $450 a month.", "A Dedicated Desk costs $450 per month.").is_ok(), "the name sits in the cited passage");
+        let other = in_own_words("How much does the Dedicated Desk cost?", "A Flex Desk costs $220 per month.", "A Flex Desk costs $220 per month.");
+        assert!(matches!(other, Err(Miss::Names(_)) | Err(Miss::OtherSubject(_))), "{other:?}");
+        assert_eq!(in_own_words("How long is security footage kept?", "Lost property is held for 30 days.", "Lost property is held for 30 days."), Err(Miss::Kind(Kind::Duration)));
+        assert!(in_own_words("Can I bring my dog?", "Yes, on Fridays.", "Dogs are allowed on Fridays.").is_ok());
+    }
+
+    #[test]
+    fn pointers() {
+        assert!(is_pointer("Details are set out in Annex III."));
+        assert!(is_pointer("See Section 3.1.2."));
+        assert!(!is_pointer("See you at the front desk at 9:00 am."));
+        assert!(opens_pointer("See Package maintainer scripts and installation procedure"));
+        assert!(opens_pointer("see also “Hours & Access”"));
+        assert!(opens_pointer("cf. Chapter 6"));
+        assert!(!opens_pointer("See you at the front desk"));
+        assert!(!opens_pointer("Seeing Eye dogs are welcome"));
+    }
+}

@@ -1,0 +1,616 @@
+//! Reading a question by the grammar of English questions: the kind of fact
+//! its answer must state, its focus, its names, alternatives and conjuncts,
+//! its predicate and head phrase, and its core.
+
+use super::words::*;
+use crate::corpus::vocabulary::Vocabulary;
+use crate::text::{self, names, Quantity};
+
+/// The kind of fact an answer must state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// who, whom, whose: a person or an organisation (a name, or "by" someone).
+    Person,
+    /// where, in what city: a place (a name or a place after a preposition of place).
+    Place,
+    /// when, what time, what day: a date, a year, a day or a clock time.
+    Time,
+    /// what year: a year.
+    Year,
+    /// how soon, how quickly: a time, or how long until it ("within 72 hours").
+    Soon,
+    /// how much does it cost, what is the price: an amount of money, or free.
+    Money,
+    /// how many, how much (not money), how big: a number.
+    Number,
+    /// how long: a duration or a length.
+    Duration,
+    /// how far: a length, or a duration ("how far ahead").
+    Distance,
+    /// how often: a frequency.
+    Frequency,
+    /// what percentage: a percentage.
+    Percent,
+    /// which X, what X: something new (a name, or the type noun with new words).
+    Entity,
+    /// why: a reason.
+    Reason,
+    /// is, does, can … ?: a statement that affirms or denies the asked relation.
+    YesNo,
+    /// what happens, how do I …: no particular kind of fact.
+    Open,
+}
+
+impl Kind {
+    /// The kind in words, for a refusal's detail.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Kind::Person => "a person or organisation",
+            Kind::Place => "a place",
+            Kind::Time => "a time or date",
+            Kind::Year => "a year",
+            Kind::Soon => "a time or how long until it",
+            Kind::Money => "an amount of money",
+            Kind::Number => "a number",
+            Kind::Duration => "a duration or length",
+            Kind::Distance => "a distance",
+            Kind::Frequency => "how often",
+            Kind::Percent => "a percentage",
+            Kind::Entity => "the thing asked for",
+            Kind::Reason => "a reason",
+            Kind::YesNo => "a statement about the question",
+            Kind::Open => "an answer",
+        }
+    }
+}
+
+/// The parts of a question the gates read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ask {
+    pub kind: Kind,
+    /// The answer's type noun named in the question ("system" in "which
+    /// booking system"), as a term.
+    pub type_noun: Option<String>,
+    /// Topic terms with the words the question wrote, after the corpus's
+    /// synonyms and without the wh-phrase ("how long", "what year").
+    pub focus: Vec<(String, String)>,
+    /// Names the question is about (not its alternatives).
+    pub names: Vec<String>,
+    /// "X or Y?": the answer must name exactly one.
+    pub options: Vec<String>,
+    /// Numbers the question states: an answer that only repeats them states nothing new.
+    pub quantities: Vec<Quantity>,
+    /// Names the question joins with "and" ("are X and Y both …?"): each is
+    /// a question of its own, and needs a core sentence of its own.
+    pub conjuncts: Vec<String>,
+    /// The names the core sentence of an answer must name itself (see
+    /// [`Ask::answers`]): every name, for a question without a kind; the names
+    /// of its subject, for one that asks for a fact of a kind.
+    pub core_names: Vec<String>,
+    /// The price terms the question asks with ("cost", "fee", "pay"): an
+    /// amount of money answers it only in a clause that names the price too
+    /// ("costs $450", not "insurance cover of $1,000,000").
+    pub price_terms: Vec<String>,
+    /// The terms that may be the question's predicate: the relation whose
+    /// fact is asked ("born" in "what year was X born?", "attend" in "what
+    /// college did X attend?"). The fact must sit in a clause with one.
+    pub predicate: Vec<String>,
+    /// The head of the asked relation, as a phrase: the run of content words
+    /// around each predicate word ("the *gym add-on*"), or, in a yes/no
+    /// question, the run after the auxiliary ("is there a *late fee* …",
+    /// "can I *bring* …").
+    pub head: Vec<String>,
+}
+
+impl Ask {
+    /// Reads a question, with the corpus's synonyms.
+    pub fn parse(question: &str, vocabulary: &Vocabulary) -> Ask {
+        // The grammar is read in the clause that asks; the terms come from all of it.
+        let asked = asking_clause(question);
+        let words = lower_words(asked);
+        let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
+        let (mut kind, consumed) = read_wh(&words);
+        if matches!(kind, Kind::Open | Kind::Entity) && has(PRICE_WORDS) && !asks_what_happens(&words) && !starts_yes_no(&words) {
+            kind = Kind::Money;
+        }
+        let mut consumed_terms: Vec<String> = consumed.iter().flat_map(|w| text::terms(w)).collect();
+        consumed_terms.extend(frame_words(&words).iter().flat_map(|w| text::terms(w)));
+        if kind == Kind::Money {
+            // The asked amount stands for the price words ("cost", "pay").
+            consumed_terms.extend(PRICE_WORDS.iter().flat_map(|w| text::terms(w)));
+        }
+        let type_noun = consumed.last().filter(|_| kind == Kind::Entity).and_then(|w| text::terms(w).pop());
+        let focus = vocabulary
+            .question_terms(question)
+            .into_iter()
+            .filter(|(term, _)| !consumed_terms.contains(term))
+            .collect();
+        let all_names = names(question);
+        let name_terms: Vec<String> = all_names.iter().flat_map(|n| text::terms(n)).collect();
+        let options = options(question, &all_names);
+        let names: Vec<String> = all_names.iter().filter(|n| !options.contains(n)).cloned().collect();
+        let core_names = match kind {
+            Kind::Open | Kind::YesNo => names.clone(),
+            _ => subject_names(asked, &words, &names),
+        };
+        // For an amount of money, the subject is the predicate: "what does the Scale plan cost" is about the plan.
+        let skip: &[&str] = if kind == Kind::Money { PRICE_WORDS } else { &[] };
+        let conjuncts = conjuncts(question, &names);
+        let predicate = predicate(&words, &consumed, &name_terms, skip);
+        let head = head_phrase(&words, &predicate, kind == Kind::YesNo);
+        Ask {
+            kind,
+            type_noun,
+            focus,
+            conjuncts,
+            names,
+            options,
+            quantities: text::quantities(question),
+            price_terms: match kind {
+                Kind::Money => words.iter().filter(|w| PRICE_WORDS.contains(&w.as_str())).flat_map(|w| text::terms(w)).collect(),
+                _ => Vec::new(),
+            },
+            core_names,
+            predicate,
+            head,
+        }
+    }
+
+    /// The question's core: the terms of its names and alternatives, the head
+    /// of the asked relation (its predicate; in a yes/no question, the first
+    /// word after the auxiliary and its subject pronoun: "can I *bring* …",
+    /// "is there *wifi*"), and its negative words ("what happens to items
+    /// *nobody* claims": they carry its sense). A question that asks for no
+    /// kind of fact ("what happens to my stuff …") is all core: its words are
+    /// all it asks. A word of the core that the corpus never uses refuses on
+    /// its own; any other unknown word only frames the question (see
+    /// [`Focus::framed`]).
+    pub fn core_terms(&self) -> Vec<String> {
+        if self.kind == Kind::Open {
+            return self.focus.iter().map(|(t, _)| t.clone()).collect();
+        }
+        let negative = self.focus.iter().filter(|(_, word)| text::negations(word) > 0).map(|(t, _)| t.clone());
+        self.names.iter().chain(&self.options).flat_map(|n| text::terms(n)).chain(self.head.iter().cloned()).chain(negative).collect()
+    }
+
+    /// The focus terms that are not part of a name: the relation asked about
+    /// ("founded" in "when was Team X founded").
+    pub fn relation_terms(&self) -> Vec<&str> {
+        let name_terms: Vec<String> = self.names.iter().chain(&self.options).flat_map(|n| text::terms(n)).collect();
+        self.focus.iter().map(|(t, _)| t.as_str()).filter(|t| !name_terms.iter().any(|n| n == t) && !text::is_numeric(t)).collect()
+    }
+
+}
+
+/// The words of a question that shape it rather than name its topic: the
+/// adjective of a "how" phrase, modals and semi-modals ("need to"), light
+/// verbs, indefinite pronouns, prepositions the stop list leaves out ("per"),
+/// request frames ("tell me", "do you know"), "whose", and "happen" in "what
+/// happens".
+pub(super) fn frame_words(words: &[String]) -> Vec<String> {
+    let frame = frame_positions(words);
+    words.iter().zip(frame).filter(|(_, f)| *f).map(|(w, _)| w.clone()).collect()
+}
+
+/// For each word of a question, whether it is a frame word (see [`frame_words`]).
+pub(super) fn frame_positions(words: &[String]) -> Vec<bool> {
+    words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let next = words.get(i + 1).map(String::as_str).unwrap_or("");
+            let before = i.checked_sub(1).and_then(|b| words.get(b)).map(String::as_str).unwrap_or("");
+            let w = w.as_str();
+            MODALS.contains(&w)
+                // The adjective of any "how …" phrase ("how many", "how long"), as in the first.
+                || (before == "how" && !AUXILIARIES.contains(&w) && !text::stopwords::is_stopword(w))
+                || (SEMI_MODALS.contains(&w) && next == "to")
+                || LIGHT_VERBS.contains(&w)
+                || INDEFINITE_PRONOUNS.contains(&w)
+                || (REQUEST_VERBS.contains(&w) && matches!(next, "me" | "us" | "you" | "if" | "whether" | "what" | "how" | "when" | "where" | "why" | "who" | "which"))
+                || (w == "know" && before == "you")
+                || PREPOSITIONS.contains(&w)
+                || w == "please"
+                || w == "whose"
+                || (matches!(w, "happen" | "happens" | "happened") && matches!(before, "what" | "will" | "would" | "does" | "did"))
+        })
+        .collect()
+}
+
+/// The terms that may be the question's predicate, read by position (see
+/// [`Ask::predicate`]):
+/// - "who founded X?": the word after the wh-phrase, when no auxiliary follows it;
+/// - "what year was X born?", "how much does X cost per month?": the last
+///   content word before the phrases that trail it, and the last before a
+///   relative clause ("when was the actress born who …");
+/// - "X was born in what year?": the last content word before the wh-phrase.
+///
+/// Names, numbers, stopwords and the question's framing words are skipped.
+pub(super) fn predicate(words: &[String], consumed: &[String], name_terms: &[String], skip: &[&str]) -> Vec<String> {
+    let Some(at) = wh_position(words) else { return Vec::new() };
+    let after = at + 1 + consumed.len();
+    let frame = frame_positions(words);
+    let content = |i: usize| {
+        let w = &words[i];
+        !text::stopwords::is_stopword(w)
+            && !skip.contains(&w.as_str())
+            && !AUXILIARIES.contains(&w.as_str())
+            && !frame[i]
+            && text::terms(w).first().is_some_and(|t| !text::is_numeric(t) && !name_terms.contains(t))
+    };
+    let term = |i: usize| text::terms(&words[i]).into_iter().next();
+    let last_content = |from: usize, to: usize| (from..to).rev().find(|&i| content(i)).and_then(term);
+    if at > 1 {
+        // Statement-shaped: the word before "in what city", "… called what".
+        let Some(before) = words[..at].iter().rposition(|w| !PREPOSITIONS.contains(&w.as_str())) else { return Vec::new() };
+        return last_content(before.saturating_sub(2), before + 1).into_iter().collect();
+    }
+    // "What number album of X did Y win?": the wh-phrase runs to the auxiliary.
+    let after = match consumed.is_empty() {
+        false => words[after..].iter().position(|w| AUXILIARIES.contains(&w.as_str())).map_or(after, |p| after + p),
+        true => after,
+    };
+    match words.get(after) {
+        Some(next) if !AUXILIARIES.contains(&next.as_str()) && content(after) => term(after).into_iter().collect(),
+        Some(_) => {
+            // A second question joined on ("… cost, and how many …") has a predicate of its own.
+            let joined = words[after..].windows(2).position(|w| matches!(w[0].as_str(), "and" | "or") && WH_WORDS.contains(&w[1].as_str()));
+            let tail = &words[after..after + joined.unwrap_or(words.len() - after)];
+            // Cut the trailing prepositional phrases: at most three words each.
+            let mut end = tail.len();
+            // "to" after a semi-modal ("have to ask") marks a verb, not a phrase.
+            let opens_phrase = |i: usize| {
+                PREPOSITIONS.contains(&tail[i].as_str()) && !(tail[i] == "to" && i > 0 && SEMI_MODALS.contains(&tail[i - 1].as_str()))
+            };
+            while let Some(p) = (0..end).rev().find(|&i| opens_phrase(i)) {
+                if end - p > 4 || p == 0 {
+                    break;
+                }
+                end = p;
+            }
+            let relative = tail.iter().position(|w| matches!(w.as_str(), "who" | "whom" | "whose" | "that" | "which"));
+            let mut found: Vec<String> = last_content(after, after + end).into_iter().collect();
+            found.extend(relative.and_then(|r| last_content(after, after + r)).filter(|t| !found.contains(t)));
+            found
+        }
+        None => Vec::new(),
+    }
+}
+
+/// The head of the asked relation (see [`Ask::head`]): the runs of content
+/// words (not stopwords, auxiliaries or the question's frame) that hold a
+/// predicate term, and, for a yes/no question, the first run after its auxiliary.
+pub(super) fn head_phrase(words: &[String], predicate: &[String], yes_no: bool) -> Vec<String> {
+    let frame = frame_positions(words);
+    let content = |i: usize| !text::stopwords::is_stopword(&words[i]) && !AUXILIARIES.contains(&words[i].as_str()) && !frame[i];
+    let run = |i: usize| {
+        let start = (0..=i).rev().take_while(|&j| content(j)).last().unwrap_or(i);
+        let end = (i..words.len()).take_while(|&j| content(j)).last().unwrap_or(i);
+        (start..=end).flat_map(|j| text::terms(&words[j])).collect::<Vec<_>>()
+    };
+    let mut head: Vec<String> = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if content(i) && text::terms(w).iter().any(|t| predicate.contains(t)) {
+            head.extend(run(i));
+        }
+    }
+    if yes_no {
+        if let Some(first) = (1..words.len()).find(|&i| content(i)) {
+            head.extend(run(first));
+        }
+    }
+    head
+}
+
+/// The clause that asks, when a statement sets the scene before it: "If the
+/// variable is unset, *which program …*?", "Binaries are stripped by default;
+/// *which option …*?". A question that opens with its wh-word, a preposition
+/// and one, or an auxiliary is read whole (a later "which" there opens a
+/// relative clause), and so is one whose clauses open with none.
+pub(super) fn asking_clause(question: &str) -> &str {
+    let opens = |text: &str| {
+        let mut words = lower_words(text);
+        if words.first().is_some_and(|w| CONJUNCTIONS.contains(&w.as_str())) {
+            words.remove(0);
+        }
+        let first = words.first().map(String::as_str).unwrap_or("");
+        let fronted = PREPOSITIONS.contains(&first) && words.get(1).is_some_and(|w| WH_WORDS.contains(&w.as_str()));
+        (WH_WORDS.contains(&first) || fronted, AUXILIARIES.contains(&first))
+    };
+    let (wh, auxiliary) = opens(question);
+    // "When a package lists keywords, through which variable …?": a "when" or
+    // "where" with no auxiliary after it opens a subordinate clause, not the question.
+    let words = lower_words(question);
+    let subordinate = matches!(words.first().map(String::as_str), Some("when" | "where")) && words.get(1).is_some_and(|w| !AUXILIARIES.contains(&w.as_str()));
+    if (wh && !subordinate) || auxiliary {
+        return question;
+    }
+    let starts = question.char_indices().filter(|(_, c)| matches!(c, ';' | ':' | ',')).map(|(i, c)| i + c.len_utf8());
+    let asking: Vec<usize> = starts.filter(|&i| opens(&question[i..]).0).collect();
+    asking.last().map_or(question, |&i| question[i..].trim_start())
+}
+
+/// Where the question's own wh-word stands: first, or, in a statement-shaped
+/// question, the last one ("… in what city?"). None for a yes/no question.
+pub(super) fn wh_position(words: &[String]) -> Option<usize> {
+    match words.first() {
+        Some(first) if WH_WORDS.contains(&first.as_str()) => Some(0),
+        // "In what year …", "Between what hours …": a fronted wh-phrase.
+        Some(first) if PREPOSITIONS.contains(&first.as_str()) && words.get(1).is_some_and(|w| WH_WORDS.contains(&w.as_str())) => Some(1),
+        Some(first) if AUXILIARIES.contains(&first.as_str()) => None,
+        _ => words.iter().rposition(|w| WH_WORDS.contains(&w.as_str())),
+    }
+}
+
+/// The names of the question's subject: those after the auxiliary that
+/// follows the wh-phrase ("what year was *Allie Goertz* born?"), or, in a
+/// statement-shaped question, those before its wh-word ("*Harbor Lights* was
+/// filmed in what city?"), in both cases stopping at a relative clause, which
+/// describes a bridge rather than the subject ("the actor who played *X*").
+pub(super) fn subject_names(question: &str, words: &[String], all_names: &[String]) -> Vec<String> {
+    let Some(wh) = wh_position(words) else { return all_names.to_vec() };
+    let relative = |from: usize| {
+        words.iter().enumerate().skip(from).find(|(i, w)| *i != wh && matches!(w.as_str(), "who" | "whom" | "whose" | "that" | "which")).map(|(i, _)| i)
+    };
+    let (start, end) = if wh <= 1 {
+        let start = words.iter().skip(wh + 1).position(|w| AUXILIARIES.contains(&w.as_str())).map_or(wh + 1, |p| wh + 2 + p);
+        (start, relative(start).unwrap_or(words.len()))
+    } else {
+        (0, relative(1).unwrap_or(wh).min(wh))
+    };
+    let region = words_between(question, start, end);
+    all_names.iter().filter(|n| region.contains(n.as_str())).cloned().collect()
+}
+
+/// The part of `question` from its `start`-th word up to (not including) its `end`-th.
+pub(super) fn words_between(question: &str, start: usize, end: usize) -> &str {
+    let mut offsets = Vec::new();
+    let mut in_word = false;
+    for (at, c) in question.char_indices() {
+        let part = c.is_alphanumeric() || c == '\'' || c == '\u{2019}';
+        if part && !in_word {
+            offsets.push(at);
+        }
+        in_word = part;
+    }
+    let from = offsets.get(start).copied().unwrap_or(question.len());
+    let to = offsets.get(end).copied().unwrap_or(question.len());
+    question.get(from..to.max(from)).unwrap_or("")
+}
+
+pub(super) fn starts_yes_no(words: &[String]) -> bool {
+    words.first().is_some_and(|w| AUXILIARIES.contains(&w.as_str()))
+}
+
+pub(super) fn asks_what_happens(words: &[String]) -> bool {
+    words.windows(2).any(|w| w[0] == "what" && matches!(w[1].as_str(), "happens" | "happened" | "happen" | "if"))
+}
+
+/// The kind a question's wh-phrase asks for, and the words of the wh-phrase
+/// that are not topic words ("long" in "how long", "year" in "what year").
+pub(super) fn read_wh(words: &[String]) -> (Kind, Vec<String>) {
+    let Some(at) = wh_position(words) else {
+        let kind = if starts_yes_no(words) { Kind::YesNo } else { Kind::Open };
+        return (kind, Vec::new());
+    };
+    let next = |k: usize| words.get(at + k).map(String::as_str).unwrap_or("");
+    let one = |kind: Kind, k: usize| (kind, words[at + 1..(at + 1 + k).min(words.len())].to_vec());
+    match words[at].as_str() {
+        "who" | "whom" | "whose" => (Kind::Person, Vec::new()),
+        "where" => (Kind::Place, Vec::new()),
+        "when" => (Kind::Time, Vec::new()),
+        "why" => (Kind::Reason, Vec::new()),
+        "how" => match next(1) {
+            "come" => one(Kind::Reason, 1),
+            // "how much notice …": the noun after "much" is what is counted, unless it is a price.
+            "much" if !next(2).is_empty() && !AUXILIARIES.contains(&next(2)) && !text::stopwords::is_stopword(next(2)) && !PRICE_WORDS.contains(&next(2)) && !MONEY_NOUNS.contains(&next(2)) => one(Kind::Number, 1),
+            "much" if PRICE_WORDS.iter().any(|p| words.iter().any(|w| w == p)) || AUXILIARIES.contains(&next(2)) => one(Kind::Money, 1),
+            "much" | "many" | "old" => one(Kind::Number, 1),
+            "long" if next(2) == "ago" => one(Kind::Time, 2),
+            "long" => one(Kind::Duration, 1),
+            "far" => one(Kind::Distance, 1),
+            "often" | "frequently" => one(Kind::Frequency, 1),
+            "soon" | "quickly" => one(Kind::Soon, 1),
+            "early" | "late" => one(Kind::Time, 1),
+            w if w.is_empty() || AUXILIARIES.contains(&w) || text::stopwords::is_stopword(w) => (Kind::Open, Vec::new()),
+            // "how big", "how tall", "how heavy": a measure.
+            _ => one(Kind::Number, 1),
+        },
+        _ => read_type_noun(words, at),
+    }
+}
+
+/// "what year", "which city", "what is the population of", "which booking system".
+pub(super) fn read_type_noun(words: &[String], at: usize) -> (Kind, Vec<String>) {
+    let mut k = at + 1;
+    // "what is the length of …": the noun after the copula and article.
+    if words.get(k).is_some_and(|w| matches!(w.as_str(), "is" | "are" | "was" | "were")) && words.get(k + 1).is_some_and(|w| w == "the") {
+        k += 2;
+        if let Some(kind) = words.get(k).and_then(|w| noun_kind(w)) {
+            return (kind, vec![words[k].clone()]);
+        }
+        return (Kind::Open, Vec::new());
+    }
+    let Some(noun) = words.get(k).filter(|w| !text::stopwords::is_stopword(w) && !AUXILIARIES.contains(&w.as_str())) else {
+        return (Kind::Open, Vec::new());
+    };
+    // "what happens if …" asks for an event, not a thing.
+    if matches!(noun.as_str(), "happens" | "happened" | "happen") {
+        return (Kind::Open, Vec::new());
+    }
+    if noun == "year" || noun == "years" {
+        return (Kind::Year, vec![noun.clone()]);
+    }
+    if let Some(kind) = noun_kind(noun) {
+        return (kind, vec![noun.clone()]);
+    }
+    // A type noun phrase: at most two words ("booking system", "tennis player").
+    let mut phrase = vec![noun.clone()];
+    if let Some(second) = words.get(k + 1).filter(|w| !text::stopwords::is_stopword(w) && !AUXILIARIES.contains(&w.as_str())) {
+        phrase.push(second.clone());
+    }
+    (Kind::Entity, phrase)
+}
+
+pub(super) fn noun_kind(noun: &str) -> Option<Kind> {
+    let is = |list: &[&str]| list.contains(&noun);
+    if noun == "year" || noun == "years" {
+        Some(Kind::Year)
+    } else if is(TIME_NOUNS) {
+        Some(Kind::Time)
+    } else if is(PLACE_NOUNS) {
+        Some(Kind::Place)
+    } else if is(MONEY_NOUNS) {
+        Some(Kind::Money)
+    } else if is(PERCENT_NOUNS) {
+        Some(Kind::Percent)
+    } else if is(LENGTH_NOUNS) {
+        Some(Kind::Duration)
+    } else if is(NUMBER_NOUNS) {
+        Some(Kind::Number)
+    } else {
+        None
+    }
+}
+
+/// The names a question joins with "and" ("Are Wenling and Xinzheng both in
+/// China?", "What do X, Y and Z have in common?").
+pub(super) fn conjuncts(question: &str, names: &[String]) -> Vec<String> {
+    let mut joined: Vec<String> = Vec::new();
+    for pair in names.windows(2) {
+        let (Some(a), Some(b)) = (question.find(pair[0].as_str()), question.find(pair[1].as_str())) else { continue };
+        let between = question.get(a + pair[0].len()..b).unwrap_or("").trim().trim_start_matches(',').trim();
+        if matches!(between, "and" | "," | "&") {
+            for name in pair {
+                if !joined.contains(name) {
+                    joined.push(name.clone());
+                }
+            }
+        }
+    }
+    joined
+}
+
+/// The names on either side of an "or" ("Arthur's Magazine or First for Women").
+pub(super) fn options(question: &str, all_names: &[String]) -> Vec<String> {
+    let lower = question.to_lowercase();
+    let Some(or) = lower.find(" or ") else { return Vec::new() };
+    let before = all_names.iter().rfind(|n| question[..or].contains(n.as_str()));
+    let after = all_names.iter().find(|n| question[or..].contains(n.as_str()));
+    match (before, after) {
+        (Some(a), Some(b)) if a != b => vec![a.clone(), b.clone()],
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::vocabulary::Vocabulary;
+
+    fn ask(question: &str) -> Ask {
+        Ask::parse(question, &Vocabulary::default())
+    }
+
+    /// A statement before the asking clause sets the scene; the clause asks.
+    #[test]
+    fn the_asking_clause_is_read() {
+        assert_eq!(asking_clause("If the tank is empty, which valve should be closed first?"), "which valve should be closed first?");
+        assert_eq!(asking_clause("Boats are fuelled at dawn; when does the fuel dock close?"), "when does the fuel dock close?");
+        assert_eq!(asking_clause("Which tool, which the docs name, rebuilds the index?"), "Which tool, which the docs name, rebuilds the index?");
+        assert_eq!(asking_clause("Harbor Lights was filmed in what city?"), "Harbor Lights was filmed in what city?");
+        assert_eq!(asking_clause("Does the pool open, when it rains?"), "Does the pool open, when it rains?");
+        assert_eq!(ask("Binaries are stripped by default; which option keeps symbols when debugging?").kind, Kind::Entity);
+    }
+
+    /// Table: question -> the kind of fact it asks for.
+    #[test]
+    fn kinds_table() {
+        let cases: &[(&str, Kind)] = &[
+            ("How much does a private office cost per month?", Kind::Money),
+            ("How much is a day pass?", Kind::Money),
+            ("What would a Flex Desk member pay per month?", Kind::Money),
+            ("How much notice do I need to give?", Kind::Number),
+            ("Is there a fee for paying late?", Kind::YesNo),
+            ("How many guests can I bring?", Kind::Number),
+            ("How long is footage kept?", Kind::Duration),
+            ("How far ahead can I book?", Kind::Distance),
+            ("How often is the fridge emptied?", Kind::Frequency),
+            ("Where can I keep my bike?", Kind::Place),
+            ("When is the member breakfast?", Kind::Time),
+            ("What year was the band founded?", Kind::Year),
+            ("The Oberoi family is part of a hotel company that has a head office in what city?", Kind::Place),
+            ("Who founded the company?", Kind::Person),
+            ("Which booking system do I use for meeting rooms?", Kind::Entity),
+            ("What is the length of the track?", Kind::Duration),
+            ("Why are dogs banned on Fridays?", Kind::Reason),
+            ("What happens if I pay late?", Kind::Open),
+            ("How do I cancel?", Kind::Open),
+            ("How can I pause my plan?", Kind::Open),
+            ("Can I bring my dog?", Kind::YesNo),
+            ("What percentage is the team discount?", Kind::Percent),
+        ];
+        for &(question, kind) in cases {
+            assert_eq!(ask(question).kind, kind, "{question}");
+        }
+    }
+
+    /// Table: question -> the predicate whose fact is asked.
+    #[test]
+    fn predicates_table() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("What year was Allie Goertz born?", Some("born")),
+            ("The presenter of Volatile History was born in what year?", Some("born")),
+            ("What college did the Chiefs leading rusher attend?", Some("attend")),
+            ("Who founded the company?", Some("founded")),
+            ("Which truck is produced by Leyland Trucks at their Farington plant?", Some("produced")),
+            ("What hours is a Day Pass valid on a Saturday?", Some("valid")),
+            ("How long is footage kept?", Some("kept")),
+            ("The Oberoi family is part of a hotel company that has a head office in what city?", Some("office")),
+            ("How much does a private office cost per month?", Some("office")),
+            ("What does the Flex Desk plan include?", Some("include")),
+        ];
+        for &(question, expected) in cases {
+            assert_eq!(ask(question).predicate.first().cloned(), expected.map(text::stem), "{question}");
+        }
+    }
+
+    #[test]
+    fn the_wh_phrase_is_not_focus() {
+        let terms = |q: &str| ask(q).focus.into_iter().map(|(t, _)| t).collect::<Vec<_>>();
+        assert_eq!(terms("How long is footage kept?"), text::distinct_terms("footage kept"));
+        assert_eq!(terms("What year was Allie Goertz born?"), text::distinct_terms("Allie Goertz born"));
+        assert_eq!(terms("Can I bring my dog?"), text::distinct_terms("bring dog"));
+    }
+
+    #[test]
+    fn subject_names_are_those_the_core_must_name() {
+        assert_eq!(ask("What year was Allie Goertz born?").core_names, ["Allie Goertz"]);
+        assert_eq!(ask("What does the Scale plan cost per month?").core_names, ["Scale"]);
+        assert!(ask("What year was the actor who played Sherlock Holmes in Sherlock born?").core_names.is_empty());
+        assert_eq!(ask("Harbor Lights was filmed in what city?").core_names, ["Harbor Lights"]);
+        assert_eq!(ask("Does the Flex Desk plan include Wi-Fi?").core_names, ["Flex Desk", "Wi-Fi"]);
+    }
+
+    #[test]
+    fn names_and_alternatives() {
+        let a = ask("Which magazine was started first, Arthur's Magazine or First for Women?");
+        assert_eq!(a.options, ["Arthur's Magazine", "First for Women"]);
+        assert!(a.names.is_empty());
+        assert_eq!(ask("What does the Flex Desk plan include?").names, ["Flex Desk"]);
+    }
+
+    /// The core: names, the head phrase, negative words; an open question is all core.
+    #[test]
+    fn the_core_of_a_question() {
+        let core = |q: &str| ask(q).core_terms();
+        assert!(core("How much is the gym add-on?").contains(&text::stem("gym")));
+        assert!(core("Is there a late fee if I pay after the due date?").contains(&text::stem("fee")));
+        assert!(!core("Can I bring my dog to the coworking space?").contains(&text::stem("coworking")));
+        assert!(core("What happens to lost items nobody claims?").contains(&text::stem("nobody")));
+        assert_eq!(core("What happens to my stuff?"), text::terms("stuff"));
+        assert_eq!(ask("My friend is visiting, what's the wifi password for them?"), ask("My friend is visiting, what is the wifi password for them?"));
+        assert_eq!(ask("How much notice do members get before a price increase?").kind, Kind::Number);
+        assert_eq!(ask("When a package lists keywords, through which variable does it get the command?").kind, Kind::Entity);
+    }
+}
