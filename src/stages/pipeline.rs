@@ -748,12 +748,7 @@ fn polar_check(question: &str, ask: &Ask, answer: &str, cited: &[Hit], known: &[
     if ask.kind != Kind::YesNo {
         return None;
     }
-    let first = answer.split(|c: char| !c.is_alphabetic()).find(|w| !w.is_empty())?.to_lowercase();
-    let affirmed = match first.as_str() {
-        "yes" | "yeah" | "yep" => true,
-        "no" | "nope" => false,
-        _ => return None,
-    };
+    let affirmed = support::polarity(answer)?;
     let support: String = cited.iter().map(|h| h.text.as_str()).collect::<Vec<_>>().join("\n");
     let proposition = question.trim_end_matches(['?', ' ']);
     // A "no" denies the proposition: it reads as the proposition negated after its auxiliary.
@@ -763,7 +758,8 @@ fn polar_check(question: &str, ask: &Ask, answer: &str, cited: &[Hit], known: &[
     };
     // A "no" may rightly meet other numbers than the question's ("No, from 7:00 am"):
     // the source then states another value, which is what the "no" says.
-    if !affirmed && !ask.quantities.iter().all(|q| text::quantities(&support).iter().any(|s| q.agrees_with(s))) {
+    let stated = text::quantities(&support);
+    if !affirmed && !ask.quantities.iter().all(|q| stated.iter().any(|s| q.agrees_with(s))) {
         return None;
     }
     let (score, caps) = support::sanity(&claimed, &support, known, 1.0);
@@ -772,6 +768,7 @@ fn polar_check(question: &str, ask: &Ask, answer: &str, cited: &[Hit], known: &[
     }
     let score = if affirmed { score } else { support::CONTRADICTION_CAP };
     let reading = if affirmed { "yes" } else { "no" };
+    let first = answer.split(|c: char| !c.is_alphabetic()).find(|w| !w.is_empty()).unwrap_or(reading).to_lowercase();
     Some(ClaimCheck {
         text: format!("{reading}: {proposition}"),
         entailment: 1.0,

@@ -66,7 +66,19 @@ fn share(terms: &[String], among: &[String]) -> f64 {
 }
 
 /// The answer particles of English: they give a claim its polarity, not its content.
-const ANSWER_PARTICLES: &[&str] = &["yes", "yeah", "yep", "no", "nope"];
+const AFFIRMATIVE_PARTICLES: &[&str] = &["yes", "yeah", "yep"];
+const NEGATIVE_PARTICLES: &[&str] = &["no", "nope"];
+
+/// The polarity of an answer that opens with an answer particle: `Some(true)`
+/// for "Yes, …", `Some(false)` for "No, …", `None` for any other opening.
+pub fn polarity(answer: &str) -> Option<bool> {
+    let first = answer.split(|c: char| !c.is_alphabetic()).find(|w| !w.is_empty())?.to_lowercase();
+    match first.as_str() {
+        w if AFFIRMATIVE_PARTICLES.contains(&w) => Some(true),
+        w if NEGATIVE_PARTICLES.contains(&w) => Some(false),
+        _ => None,
+    }
+}
 
 /// Entailment of a claim by one passage's text, before caps. `question` holds
 /// the terms of the question the claim answers (empty when there is none).
@@ -81,7 +93,7 @@ pub fn entailment(claim: &str, question: &[String], passage: &str) -> f64 {
     // Numbers are checked as quantities (values with units) by the caps, not as words.
     let claim_terms: Vec<String> = text::distinct_terms(claim)
         .into_iter()
-        .filter(|t| !text::is_numeric(t) && !ANSWER_PARTICLES.contains(&t.as_str()))
+        .filter(|t| !text::is_numeric(t) && polarity(t).is_none())
         .collect();
     let passage_terms = text::terms(passage);
     if claim_terms.is_empty() {
@@ -180,7 +192,7 @@ fn aligned_clause<'a>(clause: &str, passage: &'a str) -> Option<&'a str> {
 pub fn without_particle(claim: &str) -> &str {
     let trimmed = claim.trim_start();
     let first = trimmed.split(|c: char| !c.is_alphabetic()).next().unwrap_or("");
-    if !first.is_empty() && ANSWER_PARTICLES.contains(&first.to_lowercase().as_str()) {
+    if !first.is_empty() && polarity(first).is_some() {
         let rest = trimmed[first.len()..].trim_start_matches([',', '.', '!', ';', ':', ' ']);
         if !rest.is_empty() {
             return rest;
