@@ -119,6 +119,45 @@ impl Vocabulary {
         }
         text::distinct(keyed)
     }
+
+    /// The question with each synonym written as the corpus writes it ("how
+    /// much is a hot desk?" is "how much is a Flex Desk?"), so what reads its
+    /// words (names, phrases) reads the corpus's.
+    pub fn rewrite(&self, question: &str) -> String {
+        let mut out = question.to_string();
+        for (from, to) in &self.synonyms {
+            let from_terms = text::terms(from);
+            // Bounded: each pass replaces one occurrence, and a question holds few.
+            for _ in 0..8 {
+                let spans = term_spans(&out);
+                let Some(at) = spans.windows(from_terms.len()).position(|w| w.iter().map(|(t, _)| t).eq(from_terms.iter())) else { break };
+                let (start, end) = (spans[at].1.start, spans[at + from_terms.len() - 1].1.end);
+                out.replace_range(start..end, to);
+            }
+        }
+        out
+    }
+}
+
+/// The topic terms of a text with the byte range of the word each came from
+/// (a hyphenated word's parts each their own).
+fn term_spans(text: &str) -> Vec<(String, std::ops::Range<usize>)> {
+    let mut spans = Vec::new();
+    let mut start = None;
+    for (at, c) in text.char_indices().chain(std::iter::once((text.len(), ' '))) {
+        let part = c.is_alphanumeric() || c == '\'' || c == '\u{2019}';
+        match (part, start) {
+            (true, None) => start = Some(at),
+            (false, Some(from)) => {
+                if let Some(term) = text::terms(&text[from..at]).into_iter().next() {
+                    spans.push((term, from..at));
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    spans
 }
 
 #[cfg(test)]
@@ -137,6 +176,14 @@ mod tests {
         let keyed = v.question_terms("Can I get my money back?");
         assert!(keyed.contains(&("refund".to_string(), "money back".to_string())), "{keyed:?}");
         assert_eq!(Vocabulary::default().question_terms("hot desk"), text::keyed_terms("hot desk"));
+    }
+
+    #[test]
+    fn synonyms_rewrite_the_question_text() {
+        let v = vocabulary(r#"{"synonyms": {"hot desk": "Flex Desk", "money back": "refund"}}"#);
+        assert_eq!(v.rewrite("How much is a hot-desk, or two hot desks?"), "How much is a Flex Desk, or two Flex Desk?");
+        assert_eq!(v.rewrite("Can I get my money back?"), "Can I get my refund?");
+        assert_eq!(v.rewrite("Is the desk hot?"), "Is the desk hot?");
     }
 
     #[test]

@@ -71,6 +71,25 @@ impl Focus {
         self
     }
 
+    /// Keeps the spelling of each word the corpus uses (`variants`, see
+    /// [`text::spelling_variants`]): the closed-up spelling is dropped when
+    /// the corpus never uses it and uses every part ("gpllicensed" for "GPL"
+    /// and "licensed"), and the parts the corpus never uses when it uses the
+    /// closed-up one ("back" for "backup").
+    pub fn spelled(mut self, variants: &[(String, Vec<String>)]) -> Focus {
+        let known = |t: &str| self.terms.iter().any(|f| f.term == t && f.doc_freq > 0);
+        let mut drop: Vec<String> = Vec::new();
+        for (closed, parts) in variants {
+            if known(closed) {
+                drop.extend(parts.iter().filter(|p| !known(p)).cloned());
+            } else if parts.iter().all(|p| known(p)) {
+                drop.push(closed.clone());
+            }
+        }
+        self.terms.retain(|t| !drop.contains(&t.term));
+        self
+    }
+
     pub fn is_empty(&self) -> bool {
         self.terms.is_empty()
     }

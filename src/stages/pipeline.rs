@@ -22,7 +22,7 @@ use crate::stages::evidence::{self, Evidence, Focus};
 use crate::stages::gate::{self, GateFailure};
 use crate::models::{Message, ModelError, Models, NoModels, Role};
 use crate::stages::prompts;
-use crate::stages::question::{Ask, Kind, Miss};
+use crate::stages::question::{Ask, Grounds, Kind, Miss};
 use crate::api::response::{
     AskResponse, CacheInfo, Citation, Claim, Cost, EngineInfo, Groundedness, Origin, Reason, Retrieved, StageName,
     StageStatus, Status,
@@ -184,7 +184,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
 
         // evidence gate, with one rewrite when the passages cover too little
         let started = self.clock.now_ms();
-        let focus = Focus::new(keyed, &lookup.doc_freqs, lookup.total_passages).framed(&ask.core_terms());
+        let focus = Focus::new(keyed, &lookup.doc_freqs, lookup.total_passages).spelled(&ask.variants).framed(&ask.core_terms());
         let mut hits = hits;
         let mut verdict = match self.weak_vectors(vector.as_deref(), lexical_count) {
             Some(why) => Evidence::Insufficient { coverage: 0.0, why, weak: false },
@@ -236,8 +236,12 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             Reading::Quoted => (ask.answers(&focus, &answer_text), self.config.answer_min_coverage),
             Reading::OwnWords { judge, missing } => {
                 let cited = self.verified_sources(&f.claims, &hits);
+                let windows = self.verified_windows(&f.claims, &hits);
+                let known = support::known_names(&hits);
+                let pairs: Vec<_> = hits.iter().flat_map(|h| text::modifier_pairs(&format!("{}.\n{}", h.section, h.text))).collect();
+                let grounds = Grounds { cited: &cited, windows: &windows, known: &known, pairs: &pairs };
                 answer_terms.extend(text::terms(&cited));
-                (judge_verdict(*judge, missing).and_then(|()| ask.answers_in_own_words(&focus, &answer_text, &cited)), self.config.evidence_min_coverage)
+                (judge_verdict(*judge, missing).and_then(|()| ask.answers_in_own_words(&focus, &answer_text, &grounds)), 0.0)
             }
         };
         let scores: Vec<f64> = f.claims.iter().map(|c| c.score).collect();
@@ -492,6 +496,19 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             .collect();
         let referring = hits.iter().filter(|h| cited.iter().any(|c| c.via.as_ref() == Some(&h.id)));
         cited.iter().copied().chain(referring).map(|h| format!("{}\n{}", h.section, h.text)).collect::<Vec<_>>().join("\n")
+    }
+
+    /// The source sentences the verified claims align with (see
+    /// [`support::aligned_window`]), each with its passage's heading.
+    fn verified_windows(&self, checks: &[ClaimCheck], hits: &[Hit]) -> String {
+        let mut out = Vec::new();
+        for check in checks.iter().filter(|c| c.score >= self.config.gate_min_claim) {
+            for hit in hits.iter().filter(|h| check.supporting.contains(&h.id)) {
+                out.push(hit.section.clone());
+                out.extend(support::aligned_window(&check.text, &hit.text));
+            }
+        }
+        out.join("\n")
     }
 
     /// The entail and sanity stages' report.

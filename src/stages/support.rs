@@ -355,6 +355,21 @@ fn bound_alike(claim: &str, q: &text::Quantity, names: &[String], passage: &str)
     })
 }
 
+/// The window of `passage` (a sentence, or two that run on) that shares the
+/// most terms with `claim`: where the passage states what the claim says.
+pub fn aligned_window(claim: &str, passage: &str) -> Option<String> {
+    let wanted = text::distinct_terms(claim);
+    windows(passage)
+        .into_iter()
+        .map(|w| {
+            let terms = text::terms(&w);
+            (wanted.iter().filter(|t| terms.contains(t)).count(), w)
+        })
+        .filter(|(shared, _)| *shared > 0)
+        .max_by(|a, b| a.0.cmp(&b.0).then(std::cmp::Ordering::Greater))
+        .map(|(_, w)| w)
+}
+
 /// The opening words of a sentence, where English puts its subject.
 const SUBJECT_WORDS: usize = 6;
 

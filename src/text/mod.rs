@@ -241,6 +241,73 @@ pub fn clauses_of(text: &str) -> Vec<&str> {
     sentences(text).into_iter().flat_map(clauses).collect()
 }
 
+/// The particles of English phrasal verbs that close up into a noun: "back
+/// up" is a "backup", "log in" a "login", "sign up" a "signup".
+const PARTICLES: &[&str] = &["up", "down", "in", "out", "off", "over", "on"];
+
+/// Two spellings of one word a text may use, as terms: a closed-up word
+/// and its parts written apart. A hyphenated compound ("GPL-licensed":
+/// `gpllicens`, and `gpl` with `licens`), and a phrasal verb with the noun
+/// it closes up into ("backed up": `backup`, and `back`). A corpus that uses
+/// either spelling uses the word.
+pub fn spelling_variants(text: &str) -> Vec<(String, Vec<String>)> {
+    let raw: Vec<&str> = text.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\'')).filter(|w| !w.is_empty()).collect();
+    let mut groups = Vec::new();
+    for (i, word) in raw.iter().enumerate() {
+        let parts: Vec<&str> = word.split('-').filter(|p| !p.is_empty()).collect();
+        if parts.len() > 1 && parts.iter().all(|p| p.chars().all(char::is_alphabetic)) {
+            if let Some(closed) = terms(&parts.concat()).pop() {
+                groups.push((closed, parts.iter().flat_map(|p| terms(p)).collect()));
+            }
+        }
+        let next = raw.get(i + 1).map(|w| w.to_lowercase()).unwrap_or_default();
+        if PARTICLES.contains(&next.as_str()) && word.chars().all(char::is_alphabetic) {
+            if let Some(verb) = terms(word).pop() {
+                groups.push((stem(&format!("{verb}{next}")), vec![verb]));
+            }
+        }
+    }
+    groups
+}
+
+/// The words that open a noun phrase: articles, possessives, demonstratives,
+/// quantifiers and prepositions (English's closed classes).
+const NOUN_PHRASE_OPENERS: &[&str] = &[
+    "a", "an", "the", "this", "that", "these", "those", "my", "your", "his", "her", "its", "our", "their", "each",
+    "every", "any", "some", "no", "all", "both", "per", "of", "at", "by", "for", "with", "in", "on", "to", "from",
+    "into", "about", "without", "within", "under", "over", "whose",
+];
+
+/// The first two words of each noun phrase a text writes, as (term, word)
+/// each: a modifier and its noun ("a *colour page*", "*Day lockers* are
+/// free", "per *black-and-white page*"). A phrase opens at the start of a
+/// clause or after an article, possessive, quantifier, number or preposition, so a
+/// verb and its object ("I *bring dogs*") are not one; a hyphenated compound
+/// is one word; numbers, stopwords and marks part words.
+pub fn modifier_pairs(text: &str) -> Vec<[(String, String); 2]> {
+    let mut pairs = Vec::new();
+    for piece in text.split([',', '.', ';', ':', '(', ')', '!', '?', '"', '\u{201c}', '\u{201d}']) {
+        let raw: Vec<&str> = piece
+            .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}' || c == '-'))
+            .map(|w| w.trim_matches(|c: char| c == '-' || c == '\'' || c == '\u{2019}'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let term = |w: &str| {
+            let opener = NOUN_PHRASE_OPENERS.contains(&w.to_lowercase().as_str());
+            word_terms(&w.split('-').collect::<String>(), false).next().filter(|(t, _)| !opener && !is_numeric(t)).map(|(t, _)| (t, w.to_string()))
+        };
+        for i in 0..raw.len().saturating_sub(1) {
+            let before = if i == 0 { String::new() } else { raw[i - 1].to_lowercase() };
+            // A count opens a phrase too: "one colour page", "300 black-and-white pages".
+            let opens = i == 0 || NOUN_PHRASE_OPENERS.contains(&before.as_str()) || numbers::word_value(&before).is_some() || before.chars().all(|c| c.is_ascii_digit());
+            if let (true, Some(a), Some(b)) = (opens, term(raw[i]), term(raw[i + 1])) {
+                pairs.push([a, b]);
+            }
+        }
+    }
+    pairs
+}
+
 /// Collapses runs of whitespace to one space, for verbatim comparisons.
 pub fn squash_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -283,6 +350,25 @@ mod tests {
         assert!(terms("member Wi-Fi").contains(&terms("wifi")[0]));
         assert!(terms("an e-mail").contains(&terms("email")[0]));
         assert_eq!(terms("9:00-11:00 on 2-3 May"), terms("9:00 11:00 on 2 3 May"), "numbers are not compounds");
+    }
+
+    #[test]
+    fn spellings_of_one_word_are_grouped() {
+        assert_eq!(spelling_variants("a GPL-licensed package"), [(stem("gpllicensed"), terms("gpl licensed"))]);
+        assert_eq!(spelling_variants("is my data backed up"), [(stem("backup"), vec![stem("backed")])]);
+        assert!(spelling_variants("the data").is_empty());
+    }
+
+    /// The first two words of a noun phrase; a verb and its object are not one.
+    #[test]
+    fn modifier_pairs_open_noun_phrases() {
+        let pairs = |t: &str| modifier_pairs(t).into_iter().map(|[a, b]| format!("{} {}", a.1, b.1)).collect::<Vec<_>>();
+        assert_eq!(pairs("A permanent locker costs $25."), ["permanent locker"]);
+        assert_eq!(pairs("Day lockers are free, and so are black-and-white pages"), ["Day lockers"]);
+        assert_eq!(pairs("It costs $0.10 per black-and-white page."), ["black-and-white page"]);
+        assert!(pairs("Can I bring dogs?").is_empty());
+        assert!(pairs("the desk of the member").is_empty());
+        assert_eq!(modifier_pairs("colour page")[0][0].0, stem("colour"));
     }
 
     #[test]

@@ -72,14 +72,16 @@ impl Ask {
     /// Whether a model's answer, in its own words, answers this question: the
     /// deterministic reading of [`Ask::answers`] where it is strong, and no
     /// more. The question's names are in the answer or in the passages its
-    /// verified claims cite (`cited`); it picks one alternative; it does not
-    /// only point elsewhere; it answers the question's numbers with numbers
-    /// of their kind; a sentence of it states the asked kind of fact (read
-    /// generously: a role or pronoun answers "who", a value answers "which …
-    /// value"); and no sentence is about another subject. Whether its words
-    /// cover the question is the judge's call, not a word count's.
-    pub fn answers_in_own_words(&self, focus: &Focus, answer: &str, cited: &str) -> Result<(), Miss> {
-        let terms = text::terms(&format!("{answer}\n{cited}"));
+    /// verified claims cite; it picks one alternative; it does not only point
+    /// elsewhere; no sentence is about another subject (another name, or the
+    /// question's noun with another modifier); it answers the question's
+    /// numbers with numbers of their kind; a yes/no answer speaks of the
+    /// question's proposition; and a sentence of it states the asked kind of
+    /// fact (read generously: a role or pronoun answers "who", a value answers
+    /// "which … value"). Whether its words cover the question is the judge's
+    /// call, not a word count's.
+    pub fn answers_in_own_words(&self, focus: &Focus, answer: &str, grounds: &Grounds<'_>) -> Result<(), Miss> {
+        let terms = text::terms(&format!("{answer}\n{}", grounds.cited));
         let missing: Vec<String> = self.names.iter().filter(|n| !names::mentions(&terms, n)).cloned().collect();
         if !missing.is_empty() {
             return Err(Miss::Names(missing));
@@ -88,17 +90,25 @@ impl Ask {
         if !self.options.is_empty() && self.options.iter().filter(|o| names::mentions(&answer_terms, o)).count() != 1 {
             return Err(Miss::Options(self.options.clone()));
         }
+        if !self.alternatives.is_empty() && !self.alternatives.iter().any(|a| text::terms(a).iter().all(|t| answer_terms.contains(t))) {
+            return Err(Miss::Options(self.alternatives.clone()));
+        }
         let sentences = text::sentences(answer);
         if !sentences.is_empty() && sentences.iter().all(|s| is_pointer(s)) {
             return Err(Miss::Pointer);
         }
-        if let Some(other) = self.other_subject(&sentences) {
+        if let Some(other) = sentences.iter().find_map(|s| self.other_subject(s, grounds.known).or_else(|| self.sibling(s, grounds.pairs))) {
             return Err(Miss::OtherSubject(other));
         }
         // The question's numbers are the answer's, or its evidence's ("the parts of two version numbers").
-        let unanswered = self.unanswered(&text::quantities(&format!("{answer}\n{cited}")));
+        let unanswered = self.unanswered(&text::quantities(&format!("{answer}\n{}", grounds.cited)));
         if !unanswered.is_empty() && !matches!(self.kind, Kind::YesNo) {
             return Err(Miss::Quantities(unanswered));
+        }
+        // "Yes" or "no" to what? The answer, or the source sentences it rests on, speak of the proposition.
+        let stated = text::terms(&format!("{answer}\n{}", grounds.windows));
+        if !self.proposition.is_empty() && !self.proposition.iter().any(|t| stated.contains(t)) {
+            return Err(Miss::Kind(Kind::YesNo));
         }
         // A sentence is about the question when it shares a word or a name with
         // it, or opens the answer with a pronoun, which then points to the
@@ -145,18 +155,35 @@ impl Ask {
 
     /// A sentence that names something the question does not, and none of
     /// the question's names, when the question names something: it speaks
-    /// of another plan, room or person than the one asked about.
-    fn other_subject(&self, sentences: &[&str]) -> Option<String> {
+    /// of another plan, room or person than the one asked about. `known`
+    /// holds the names of the passages, so a name that opens the sentence
+    /// ("Growth customers …") or is written in lowercase is read as one.
+    fn other_subject(&self, sentence: &str, known: &[String]) -> Option<String> {
         if self.core_names.is_empty() {
             return None;
         }
         let asked: Vec<String> = self.names.iter().chain(&self.options).flat_map(|n| text::terms(n)).collect();
-        sentences.iter().find_map(|sentence| {
-            let terms = text::terms(sentence);
-            if self.names.iter().any(|n| names::mentions(&terms, n)) {
-                return None;
-            }
-            names(sentence).into_iter().find(|n| text::terms(n).iter().all(|t| !asked.contains(t)))
+        let terms = text::terms(sentence);
+        if self.names.iter().any(|n| names::mentions(&terms, n)) {
+            return None;
+        }
+        names::named_in(sentence, known).into_iter().find(|n| text::terms(n).iter().all(|t| !asked.contains(t)))
+    }
+
+    /// A sentence about a sibling of the question's subject: it writes a noun
+    /// of the question after another modifier ("day lockers" for "a permanent
+    /// locker", "black-and-white page" for "a colour page", "the Dedicated
+    /// Desk" for "a Flex Desk") and never writes the question's own modifier.
+    /// Both phrases must be the corpus's own (`corpus`: the pairs the
+    /// passages write), so the corpus tells these kinds of the noun apart.
+    fn sibling(&self, sentence: &str, corpus: &[[(String, String); 2]]) -> Option<String> {
+        let written = |modifier: &str, noun: &str| corpus.iter().any(|[m, n]| m.0 == modifier && n.0 == noun);
+        let terms = text::terms(sentence);
+        let said = text::modifier_pairs(sentence);
+        self.pairs.iter().filter(|[modifier, noun]| !terms.contains(&modifier.0) && written(&modifier.0, &noun.0)).find_map(|[modifier, noun]| {
+            said.iter()
+                .find(|[other, head]| head.0 == noun.0 && other.0 != modifier.0 && written(&other.0, &head.0) && !self.focus.iter().any(|(f, _)| *f == other.0))
+                .map(|[other, head]| format!("{} {}", other.1, head.1))
         })
     }
 
@@ -186,6 +213,15 @@ impl Ask {
         terms.extend(excused.iter().flat_map(|c| text::terms(c)));
         if focus.coverage(&terms) < CORE_COVERAGE {
             return Some(Miss::Scattered);
+        }
+        // "What happens to my things if my account is downgraded?" asks about
+        // the things: a sentence that only restates the condition answers nothing.
+        if !self.main_terms.is_empty() && !self.main_terms.iter().any(|t| terms.contains(t)) {
+            return Some(Miss::Scattered);
+        }
+        // "What happens to items nobody claims?": a quote about claiming them is about the other case.
+        if self.negated && text::negations(unit) == 0 {
+            return Some(Miss::Polarity);
         }
         // "Are X and Y both Z?" asks Z of each: a conjunct's sentence that
         // names it without saying Z affirms nothing about it.
@@ -275,6 +311,18 @@ impl Ask {
     }
 }
 
+/// What a model's answer is read with (see [`Ask::answers_in_own_words`]).
+pub struct Grounds<'a> {
+    /// The passages its verified claims cite, with their headings.
+    pub cited: &'a str,
+    /// The source sentences those claims align with, with their headings.
+    pub windows: &'a str,
+    /// Every name the retrieved passages use.
+    pub known: &'a [String],
+    /// The modifier pairs the retrieved passages write ([`text::modifier_pairs`]).
+    pub pairs: &'a [[(String, String); 2]],
+}
+
 /// Why an answer does not answer the question.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Miss {
@@ -295,6 +343,8 @@ pub enum Miss {
     OtherSubject(String),
     /// The judge read it as answering part of the question, or another one.
     Judge { partly: bool, missing: Vec<String> },
+    /// The question negates what it asks about ("items nobody claims"); the answer does not.
+    Polarity,
 }
 
 impl Miss {
@@ -308,6 +358,7 @@ impl Miss {
             Miss::Pointer => "the answer only refers to another part of the documents".into(),
             Miss::Kind(kind) => format!("the question asks for {}, and the answer states none about it", kind.describe()),
             Miss::OtherSubject(name) => format!("the answer speaks of {name}, another subject than the question's"),
+            Miss::Polarity => "the question asks about what is not done, and the answer speaks of what is".into(),
             Miss::Judge { partly, missing } => {
                 let what = if *partly { "answers only part of the question" } else { "does not answer the question" };
                 match missing.is_empty() {
@@ -445,7 +496,9 @@ mod tests {
         let in_own_words = |question: &str, answer: &str, cited: &str| {
             let ask = ask(question);
             let focus = Focus::new(&ask.focus, &vec![1; ask.focus.len()], 40);
-            ask.answers_in_own_words(&focus, answer, cited)
+            let known = crate::text::names(cited);
+            let pairs = crate::text::modifier_pairs(cited);
+            ask.answers_in_own_words(&focus, answer, &Grounds { cited, windows: cited, known: &known, pairs: &pairs })
         };
         let cited = "The member pays for any damage a guest causes at Harbor Commons.";
         assert!(in_own_words("Who pays if a guest breaks something?", "You do: the member pays for damage their guest causes.", cited).is_ok());

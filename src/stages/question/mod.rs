@@ -15,5 +15,5 @@ mod answers;
 mod read;
 mod words;
 
-pub use answers::{is_pointer, opens_with_back_reference, Miss, BACK_REFERENCES, CORE_COVERAGE};
+pub use answers::{is_pointer, opens_with_back_reference, Grounds, Miss, BACK_REFERENCES, CORE_COVERAGE};
 pub use read::{Ask, Kind};

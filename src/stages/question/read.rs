@@ -100,17 +100,42 @@ pub struct Ask {
     /// question, the run after the auxiliary ("is there a *late fee* …",
     /// "can I *bring* …").
     pub head: Vec<String>,
+    /// The words the question writes side by side, with the corpus's
+    /// synonyms ("a permanent locker", "a Flex Desk" for "a hot desk"): a
+    /// modifier and its noun, among others (see [`Ask::sibling`]).
+    pub pairs: Vec<[(String, String); 2]>,
+    /// "… relative or absolute?": the single words on either side of an
+    /// "or" that ends the question; an answer names one of them.
+    pub alternatives: Vec<String>,
+    /// A yes/no question's proposition: the head of its relation and the
+    /// noun phrase after it ("can they *book* a *meeting room*").
+    pub proposition: Vec<String>,
+    /// Two spellings of one word the question may use (see
+    /// [`text::spelling_variants`]): the corpus's decides.
+    pub variants: Vec<(String, Vec<String>)>,
+    /// The terms of the asking clause before any subordinate clause ("what
+    /// happens to my *things*" in "… if my account is downgraded?"): a quote
+    /// answers it only if it holds one.
+    pub main_terms: Vec<String>,
+    /// The asking clause negates its relation ("items *nobody* claims").
+    pub negated: bool,
 }
 
 impl Ask {
     /// Reads a question, with the corpus's synonyms.
     pub fn parse(question: &str, vocabulary: &Vocabulary) -> Ask {
+        let original = question;
+        // Names and phrases are read as the corpus writes them ("a hot desk" is the Flex Desk).
+        let rewritten = vocabulary.rewrite(question);
+        let question = rewritten.as_str();
         // The grammar is read in the clause that asks; the terms come from all of it.
         let asked = asking_clause(question);
         let words = lower_words(asked);
         let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
         let (mut kind, consumed) = read_wh(&words);
-        if matches!(kind, Kind::Open | Kind::Entity) && has(PRICE_WORDS) && !asks_what_happens(&words) && !starts_yes_no(&words) {
+        // "How do I …" asks for a way, whatever it pays for.
+        let asks_how = words.first().is_some_and(|w| w == "how");
+        if matches!(kind, Kind::Open | Kind::Entity) && has(PRICE_WORDS) && !asks_what_happens(&words) && !starts_yes_no(&words) && !asks_how {
             kind = Kind::Money;
         }
         let mut consumed_terms: Vec<String> = consumed.iter().flat_map(|w| text::terms(w)).collect();
@@ -120,11 +145,18 @@ impl Ask {
             consumed_terms.extend(PRICE_WORDS.iter().flat_map(|w| text::terms(w)));
         }
         let type_noun = consumed.last().filter(|_| kind == Kind::Entity).and_then(|w| text::terms(w).pop());
-        let focus = vocabulary
-            .question_terms(question)
+        let variants = text::spelling_variants(original);
+        let mut focus: Vec<(String, String)> = vocabulary
+            .question_terms(original)
             .into_iter()
             .filter(|(term, _)| !consumed_terms.contains(term))
             .collect();
+        // A phrasal verb is looked up in its closed-up spelling too ("backed up" as "backup").
+        for (closed, _) in &variants {
+            if !focus.iter().any(|(t, _)| t == closed) {
+                focus.push((closed.clone(), closed.clone()));
+            }
+        }
         let all_names = names(question);
         let name_terms: Vec<String> = all_names.iter().flat_map(|n| text::terms(n)).collect();
         let options = options(question, &all_names);
@@ -138,7 +170,14 @@ impl Ask {
         let conjuncts = conjuncts(question, &names);
         let predicate = predicate(&words, &consumed, &name_terms, skip);
         let head = head_phrase(&words, &predicate, kind == Kind::YesNo);
+        let proposition = if kind == Kind::YesNo { proposition(&words) } else { Vec::new() };
         Ask {
+            pairs: text::modifier_pairs(question),
+            alternatives: alternatives(asked),
+            proposition,
+            variants,
+            main_terms: main_terms(&words, &consumed_terms),
+            negated: text::negations(&main_clause(&words).join(" ")) > 0,
             kind,
             type_noun,
             focus,
@@ -166,11 +205,7 @@ impl Ask {
     /// its own; any other unknown word only frames the question (see
     /// [`Focus::framed`]).
     pub fn core_terms(&self) -> Vec<String> {
-        if self.kind == Kind::Open {
-            return self.focus.iter().map(|(t, _)| t.clone()).collect();
-        }
-        let negative = self.focus.iter().filter(|(_, word)| text::negations(word) > 0).map(|(t, _)| t.clone());
-        self.names.iter().chain(&self.options).flat_map(|n| text::terms(n)).chain(self.head.iter().cloned()).chain(negative).collect()
+        self.names.iter().chain(&self.options).flat_map(|n| text::terms(n)).chain(self.head.iter().cloned()).collect()
     }
 
     /// The focus terms that are not part of a name: the relation asked about
@@ -211,6 +246,8 @@ pub(super) fn frame_positions(words: &[String]) -> Vec<bool> {
                 || (w == "know" && before == "you")
                 || PREPOSITIONS.contains(&w)
                 || w == "please"
+                // The object pronoun the Snowball list leaves out.
+                || w == "us"
                 || w == "whose"
                 || (matches!(w, "happen" | "happens" | "happened") && matches!(before, "what" | "will" | "would" | "does" | "did"))
         })
@@ -236,6 +273,7 @@ pub(super) fn predicate(words: &[String], consumed: &[String], name_terms: &[Str
             && !skip.contains(&w.as_str())
             && !AUXILIARIES.contains(&w.as_str())
             && !frame[i]
+            && !is_peripheral(w)
             && text::terms(w).first().is_some_and(|t| !text::is_numeric(t) && !name_terms.contains(t))
     };
     let term = |i: usize| text::terms(&words[i]).into_iter().next();
@@ -244,6 +282,11 @@ pub(super) fn predicate(words: &[String], consumed: &[String], name_terms: &[Str
         // Statement-shaped: the word before "in what city", "… called what".
         let Some(before) = words[..at].iter().rposition(|w| !PREPOSITIONS.contains(&w.as_str())) else { return Vec::new() };
         return last_content(before.saturating_sub(2), before + 1).into_iter().collect();
+    }
+    // "How many bank accounts can I …": what is counted is what is asked.
+    if matches!(consumed, [w] if w == "many") && words.get(after).is_some_and(|_| content(after)) {
+        let end = (after..words.len()).take_while(|&i| content(i)).last().unwrap_or(after);
+        return term(end).into_iter().collect();
     }
     // "What number album of X did Y win?": the wh-phrase runs to the auxiliary.
     let after = match consumed.is_empty() {
@@ -256,6 +299,8 @@ pub(super) fn predicate(words: &[String], consumed: &[String], name_terms: &[Str
             // A second question joined on ("… cost, and how many …") has a predicate of its own.
             let joined = words[after..].windows(2).position(|w| matches!(w[0].as_str(), "and" | "or") && WH_WORDS.contains(&w[1].as_str()));
             let tail = &words[after..after + joined.unwrap_or(words.len() - after)];
+            // "… charged if I return the projector late": a subordinate clause conditions the question.
+            let tail = &tail[..tail.iter().position(|w| SUBORDINATORS.contains(&w.as_str())).unwrap_or(tail.len())];
             // Cut the trailing prepositional phrases: at most three words each.
             let mut end = tail.len();
             // "to" after a semi-modal ("have to ask") marks a verb, not a phrase.
@@ -279,24 +324,37 @@ pub(super) fn predicate(words: &[String], consumed: &[String], name_terms: &[Str
 
 /// The head of the asked relation (see [`Ask::head`]): the runs of content
 /// words (not stopwords, auxiliaries or the question's frame) that hold a
-/// predicate term, and, for a yes/no question, the first run after its auxiliary.
+/// predicate term, and, for a yes/no question, the first run after its
+/// auxiliary. After "do" or a modal the relation is a verb: in "what time
+/// does the cleaning crew *come*", "can my coworker *use* …" the run ends
+/// with the verb after its subject, and the verb alone is the head; after
+/// a pronoun subject it opens the run ("can I *bring* my dog").
 pub(super) fn head_phrase(words: &[String], predicate: &[String], yes_no: bool) -> Vec<String> {
     let frame = frame_positions(words);
-    let content = |i: usize| !text::stopwords::is_stopword(&words[i]) && !AUXILIARIES.contains(&words[i].as_str()) && !frame[i];
-    let run = |i: usize| {
+    let content = |i: usize| !text::stopwords::is_stopword(&words[i]) && !AUXILIARIES.contains(&words[i].as_str()) && !frame[i] && !is_peripheral(&words[i]);
+    let bounds = |i: usize| {
         let start = (0..=i).rev().take_while(|&j| content(j)).last().unwrap_or(i);
         let end = (i..words.len()).take_while(|&j| content(j)).last().unwrap_or(i);
-        (start..=end).flat_map(|j| text::terms(&words[j])).collect::<Vec<_>>()
+        (start, end)
     };
+    let terms = |from: usize, to: usize| (from..=to).flat_map(|j| text::terms(&words[j])).collect::<Vec<_>>();
+    let verbal = words.iter().find(|w| AUXILIARIES.contains(&w.as_str())).is_some_and(|aux| VERBAL_AUXILIARIES.contains(&aux.as_str()));
     let mut head: Vec<String> = Vec::new();
     for (i, w) in words.iter().enumerate() {
         if content(i) && text::terms(w).iter().any(|t| predicate.contains(t)) {
-            head.extend(run(i));
+            let (start, end) = bounds(i);
+            head.extend(if verbal && end == i { terms(i, i) } else { terms(start, end) });
         }
     }
     if yes_no {
         if let Some(first) = (1..words.len()).find(|&i| content(i)) {
-            head.extend(run(first));
+            let (start, end) = bounds(first);
+            let pronoun_subject = PERSONAL_PRONOUNS.contains(&words[start - 1].as_str());
+            head.extend(match (verbal, pronoun_subject) {
+                (true, true) => terms(start, start),
+                (true, false) => terms(end, end),
+                (false, _) => terms(start, end),
+            });
         }
     }
     head
@@ -308,6 +366,12 @@ pub(super) fn head_phrase(words: &[String], predicate: &[String], yes_no: bool) 
 /// and one, or an auxiliary is read whole (a later "which" there opens a
 /// relative clause), and so is one whose clauses open with none.
 pub(super) fn asking_clause(question: &str) -> &str {
+    // "I deleted my account. Is it too late?": the last sentence that asks.
+    let sentences = text::sentences(question);
+    let question = match sentences.len() {
+        0 | 1 => question,
+        _ => sentences.iter().rev().find(|s| s.ends_with('?')).copied().unwrap_or(sentences[sentences.len() - 1]),
+    };
     let opens = |text: &str| {
         let mut words = lower_words(text);
         if words.first().is_some_and(|w| CONJUNCTIONS.contains(&w.as_str())) {
@@ -491,6 +555,52 @@ pub(super) fn conjuncts(question: &str, names: &[String]) -> Vec<String> {
     joined
 }
 
+/// The words of an asking clause before its first subordinate clause.
+pub(super) fn main_clause(words: &[String]) -> &[String] {
+    &words[..words.iter().position(|w| SUBORDINATORS.contains(&w.as_str())).unwrap_or(words.len())]
+}
+
+/// The topic terms of the main clause (see [`Ask::main_terms`]), without
+/// the wh-phrase and frame words (`consumed`).
+pub(super) fn main_terms(words: &[String], consumed: &[String]) -> Vec<String> {
+    let main = main_clause(words);
+    if main.len() == words.len() {
+        return Vec::new();
+    }
+    main.iter().flat_map(|w| text::terms(w)).filter(|t| !consumed.contains(t) && !text::is_numeric(t)).collect()
+}
+
+/// "Should the link be relative or absolute?": the content words directly
+/// before and after an "or" that ends the question (lowercase alternatives;
+/// named ones are [`options`]).
+pub(super) fn alternatives(question: &str) -> Vec<String> {
+    let words = lower_words(question);
+    let Some(or) = words.iter().rposition(|w| w == "or") else { return Vec::new() };
+    let content = |w: &String| !text::stopwords::is_stopword(w) && !AUXILIARIES.contains(&w.as_str()) && text::terms(w).first().is_some_and(|t| !text::is_numeric(t));
+    match (or.checked_sub(1).and_then(|b| words.get(b)), words.get(or + 1)) {
+        (Some(a), Some(b)) if or + 2 == words.len() && content(a) && content(b) && a != b => vec![a.clone(), b.clone()],
+        _ => Vec::new(),
+    }
+}
+
+/// A yes/no question's proposition: the first run of content words after
+/// its auxiliary and subject (the head of the relation: "can I *bring* …"),
+/// and the run after it, past its determiners (its object: "… my *dog*").
+pub(super) fn proposition(words: &[String]) -> Vec<String> {
+    let frame = frame_positions(words);
+    let content = |i: usize| !text::stopwords::is_stopword(&words[i]) && !AUXILIARIES.contains(&words[i].as_str()) && !frame[i] && !is_peripheral(&words[i]);
+    let runs: Vec<Vec<usize>> = (1..words.len()).fold(Vec::new(), |mut runs: Vec<Vec<usize>>, i| {
+        if content(i) {
+            match runs.last_mut() {
+                Some(run) if run.last() == Some(&(i - 1)) => run.push(i),
+                _ => runs.push(vec![i]),
+            }
+        }
+        runs
+    });
+    runs.iter().take(2).flatten().flat_map(|&i| text::terms(&words[i])).filter(|t| !text::is_numeric(t)).collect()
+}
+
 /// The names on either side of an "or" ("Arthur's Magazine or First for Women").
 pub(super) fn options(question: &str, all_names: &[String]) -> Vec<String> {
     let lower = question.to_lowercase();
@@ -600,15 +710,22 @@ mod tests {
         assert_eq!(ask("What does the Flex Desk plan include?").names, ["Flex Desk"]);
     }
 
-    /// The core: names, the head phrase, negative words; an open question is all core.
+    /// The core: names and the head of the asked relation; after "do" or a
+    /// modal, the verb; never a pronoun, a general noun or an adverb.
     #[test]
     fn the_core_of_a_question() {
         let core = |q: &str| ask(q).core_terms();
         assert!(core("How much is the gym add-on?").contains(&text::stem("gym")));
         assert!(core("Is there a late fee if I pay after the due date?").contains(&text::stem("fee")));
         assert!(!core("Can I bring my dog to the coworking space?").contains(&text::stem("coworking")));
-        assert!(core("What happens to lost items nobody claims?").contains(&text::stem("nobody")));
-        assert_eq!(core("What happens to my stuff?"), text::terms("stuff"));
+        assert_eq!(core("What happens to lost items nobody claims?"), text::terms("claims"));
+        assert!(core("What happens to my stuff?").is_empty());
+        assert_eq!(core("What time does the cleaning crew come through?"), text::terms("come"));
+        assert_eq!(core("Can my coworker use my membership?"), text::terms("use"));
+        assert_eq!(core("How many bank accounts can I hook up on the Growth plan?"), text::terms("Growth accounts"));
+        assert_eq!(core("Can I use Billwren just to keep track of my budget?"), text::terms("Billwren use"));
+        assert_eq!(core("What is charged if I return the projector overdue?"), Vec::<String>::new());
+        assert_eq!(ask("I deleted my account and now I regret it. Is it too late to undo that?").kind, Kind::YesNo);
         assert_eq!(ask("My friend is visiting, what's the wifi password for them?"), ask("My friend is visiting, what is the wifi password for them?"));
         assert_eq!(ask("How much notice do members get before a price increase?").kind, Kind::Number);
         assert_eq!(ask("When a package lists keywords, through which variable does it get the command?").kind, Kind::Entity);

@@ -1,0 +1,391 @@
+//! `scripts/bench-judge --native`: the paired benchmark of `scripts/bench-judge`
+//! run natively, for quick iteration on the rules (seconds, not minutes). The
+//! Workers AI engine's pipeline runs over the in-memory BM25 corpus and a
+//! scripted model that does what the workerd doubles (`tests/doubles`) do:
+//! the same hashed bag-of-words embedding, the same index, the generator
+//! answering with a case's `reference` (cited to its gold passages) or
+//! `wrongReference` (cited to the passage it shares most words with), the
+//! judge perfect (1.0 for a claim when a gold passage was retrieved, else 0)
+//! or fooled (0.9 for every claim, "answers: yes"). The workerd run is the
+//! reference; this one only makes the loop short.
+//!
+//!   cargo run --release --example bench_judge -- CORPUS_DIR CASES.json… [--show dev|test|all]
+
+use std::cell::Cell;
+use std::path::Path;
+
+use groundgate::api::response::{AskResponse, StageStatus, Status};
+use groundgate::config::{Config, Engine};
+use groundgate::corpus::memory::MemoryCorpus;
+use groundgate::corpus::workspace::Scope;
+use groundgate::models::{Embeddings, Message, ModelError, Models, Reply, Reported, Role};
+use groundgate::ports::{Clock, Corpus};
+use groundgate::stages::pipeline::Pipeline;
+use groundgate::stages::Stages;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+const DIMENSIONS: usize = 768;
+const STOP: &str = "a an the of to in on at for with by from and or but if is are was were be been do does did can could would should will may might must i me my we our you your it its they them their this that these those there here what which who whom when where why how much many per not no";
+
+#[derive(Deserialize, Clone)]
+#[serde(rename_all = "camelCase")]
+struct Case {
+    id: String,
+    split: String,
+    question: String,
+    #[serde(default)]
+    expected: Option<String>,
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    passages: Vec<String>,
+    #[serde(default)]
+    gold: Vec<String>,
+    #[serde(default)]
+    reference: Option<String>,
+    #[serde(default)]
+    wrong_reference: Option<String>,
+    #[serde(default)]
+    wrong_kind: Option<String>,
+}
+
+impl Case {
+    fn answerable(&self) -> bool {
+        self.expected.as_deref() == Some("answered") || matches!(self.kind.as_deref(), Some("single" | "hop"))
+    }
+    fn unanswerable(&self) -> bool {
+        self.expected.as_deref() == Some("refused") || self.kind.as_deref() == Some("unanswerable")
+    }
+}
+
+/// The doubles' words: lowercase runs of [a-z0-9], stopwords out, a plural "s" cut.
+fn words(text: &str) -> Vec<String> {
+    let stop: Vec<&str> = STOP.split(' ').collect();
+    text.to_lowercase()
+        .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit()))
+        .filter(|w| !w.is_empty() && !stop.contains(w))
+        .map(|w| if w.len() > 3 && w.ends_with('s') { w[..w.len() - 1].to_string() } else { w.to_string() })
+        .collect()
+}
+
+/// The doubles' embedding: a hashed bag of words plus one shared component.
+fn embed(text: &str) -> Vec<f32> {
+    let mut v = vec![0f64; DIMENSIONS];
+    for w in words(text) {
+        let mut h: u32 = 2166136261;
+        for c in w.encode_utf16() {
+            h = (h ^ u32::from(c)).wrapping_mul(16777619);
+        }
+        v[1 + (h as usize % (DIMENSIONS - 1))] += 1.0;
+    }
+    let bow = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let bow = if bow == 0.0 { 1.0 } else { bow };
+    for x in v.iter_mut().skip(1) {
+        *x /= bow;
+    }
+    v[0] = 0.9;
+    let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+    v.iter().map(|x| (x / norm) as f32).collect()
+}
+
+fn overlap(a: &str, b: &str) -> f64 {
+    let wa: Vec<String> = dedup(words(a));
+    let wb = words(b);
+    if wa.is_empty() {
+        return 0.0;
+    }
+    wa.iter().filter(|w| wb.contains(w)).count() as f64 / wa.len() as f64
+}
+
+fn dedup(mut v: Vec<String>) -> Vec<String> {
+    let mut seen = Vec::new();
+    v.retain(|w| if seen.contains(w) { false } else { seen.push(w.clone()); true });
+    v
+}
+
+/// The doubles' sentence split: after . ! ? and whitespace, before a capital or digit.
+fn sentences(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        current.push(chars[i]);
+        if matches!(chars[i], '.' | '!' | '?') {
+            let mut j = i + 1;
+            while j < chars.len() && chars[j].is_whitespace() {
+                j += 1;
+            }
+            if j > i + 1 && j < chars.len() && (chars[j].is_ascii_uppercase() || chars[j].is_ascii_digit()) {
+                out.push(current.trim().to_string());
+                current.clear();
+                i = j;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    if !current.trim().is_empty() {
+        out.push(current.trim().to_string());
+    }
+    out
+}
+
+/// The fenced passages of a prompt: (id, section, text).
+fn fenced(prompt: &str) -> Vec<(String, String, String)> {
+    prompt
+        .split("<passage id=\"")
+        .skip(1)
+        .filter_map(|part| {
+            let (id, rest) = part.split_once('"')?;
+            let section = rest.split_once("section=\"")?.1.split_once('"')?.0;
+            let text = rest.split_once(">\n")?.1.split("\n</passage>").next()?;
+            Some((id.to_string(), section.to_string(), text.to_string()))
+        })
+        .collect()
+}
+
+fn best(text: &str, passages: &[(String, String, String)]) -> Option<String> {
+    let mut top: (Option<&String>, f64) = (None, 0.0);
+    for (id, _, body) in passages {
+        let score = overlap(text, body);
+        if score > top.1 {
+            top = (Some(id), score);
+        }
+    }
+    top.0.cloned()
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    /// The reference, a perfect judge.
+    Right,
+    /// The wrong reference, a fooled judge.
+    Wrong,
+}
+
+struct BenchModels {
+    index: Vec<(String, Vec<f32>)>,
+    case: std::cell::RefCell<Option<Case>>,
+    mode: Cell<Mode>,
+}
+
+impl BenchModels {
+    fn gold(&self, prompt: &str) -> Vec<String> {
+        let case = self.case.borrow();
+        let Some(c) = case.as_ref() else { return Vec::new() };
+        fenced(prompt)
+            .into_iter()
+            .filter(|(id, section, _)| c.passages.contains(id) || c.gold.iter().any(|g| section == g || section.starts_with(&format!("{g} "))))
+            .map(|(id, _, _)| id)
+            .collect()
+    }
+
+    fn generate(&self, prompt: &str) -> Value {
+        let case = self.case.borrow().clone().expect("a case");
+        let answer = match self.mode.get() {
+            Mode::Right => case.reference.clone(),
+            Mode::Wrong => case.wrong_reference.clone(),
+        }
+        .unwrap_or_default();
+        let stated = if self.mode.get() == Mode::Right { self.gold(prompt) } else { Vec::new() };
+        let citations = if stated.is_empty() { best(&answer, &fenced(prompt)).into_iter().collect() } else { stated };
+        json!({ "answer": answer, "citations": citations })
+    }
+
+    fn judge(&self, prompt: &str) -> Value {
+        let passages = fenced(prompt);
+        let answer = prompt.rsplit("Answer: ").next().unwrap_or_default();
+        let said = sentences(answer.trim());
+        let stated = self.gold(prompt);
+        let fooled = self.mode.get() == Mode::Wrong;
+        let claims: Vec<Value> = said
+            .iter()
+            .map(|text| {
+                if fooled {
+                    json!({ "claim": text, "score": 0.9, "passages": best(text, &passages).into_iter().collect::<Vec<_>>() })
+                } else {
+                    json!({ "claim": text, "score": if stated.is_empty() { 0.0 } else { 1.0 }, "passages": stated })
+                }
+            })
+            .collect();
+        let supported = claims.iter().filter(|c| c["score"].as_f64().unwrap_or(0.0) >= 0.5).count();
+        let answers = if fooled || (supported > 0 && supported == claims.len()) {
+            "yes"
+        } else if supported > 0 {
+            "partly"
+        } else {
+            "no"
+        };
+        let missing: Vec<&str> = if answers == "yes" { vec![] } else { vec!["what the passages do not state"] };
+        json!({ "claims": claims, "answers": answers, "missing": missing })
+    }
+
+    fn rewrite(&self, prompt: &str) -> Value {
+        let question = prompt.rsplit("Question: ").next().unwrap_or_default();
+        let asked = words(question);
+        let related: Vec<&str> = prompt
+            .split("<heading>")
+            .skip(1)
+            .filter_map(|h| h.split("</heading>").next())
+            .filter(|h| words(h).iter().any(|w| asked.contains(w)))
+            .collect();
+        json!({ "query": std::iter::once(question).chain(related).collect::<Vec<_>>().join(" ") })
+    }
+}
+
+fn usage(prompt: &str, response: &str) -> Reported {
+    Reported { input_tokens: Some(prompt.len().div_ceil(4) as u64), output_tokens: Some(response.len().div_ceil(4) as u64) }
+}
+
+impl Models for BenchModels {
+    async fn embed(&self, texts: &[String]) -> Result<Embeddings, ModelError> {
+        let tokens = texts.iter().map(|t| t.len().div_ceil(4) as u64).sum();
+        Ok(Embeddings { vectors: texts.iter().map(|t| embed(t)).collect(), usage: Reported { input_tokens: Some(tokens), output_tokens: Some(0) } })
+    }
+
+    async fn chat(&self, _: Role, messages: &[Message], _: &Value, _: u32) -> Result<Reply, ModelError> {
+        let system = &messages[0].content;
+        let user = &messages[1].content;
+        let reply = if system.starts_with("You turn a question") {
+            self.rewrite(user)
+        } else if system.starts_with("You answer questions") {
+            self.generate(user)
+        } else {
+            self.judge(user)
+        };
+        let text = reply.to_string();
+        let prompt: String = messages.iter().map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n");
+        Ok(Reply { usage: usage(&prompt, &text), text })
+    }
+
+    async fn nearest(&self, _: &Scope, vector: &[f32], k: usize) -> Result<Vec<(String, f64)>, ModelError> {
+        let mut scored: Vec<(String, f64)> = self
+            .index
+            .iter()
+            .map(|(id, v)| (id.clone(), v.iter().zip(vector).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum()))
+            .collect();
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+        scored.truncate(k);
+        Ok(scored)
+    }
+}
+
+struct FixedClock;
+
+impl Clock for FixedClock {
+    fn now_ms(&self) -> f64 {
+        0.0
+    }
+}
+
+struct Row {
+    case: Case,
+    right: Option<AskResponse>,
+    wrong: Option<AskResponse>,
+}
+
+/// Why a response refused, as `scripts/bench-judge.mjs` folds it.
+fn why(body: &AskResponse) -> String {
+    let stage = body.stages.iter().find(|s| matches!(s.status, StageStatus::Refused | StageStatus::Blocked));
+    let caps = if body.reason.map(|r| format!("{r:?}")).as_deref() == Some("BelowThreshold") {
+        body.stages.iter().find(|s| format!("{:?}", s.name) == "Sanity").map(|s| s.detail.clone())
+    } else {
+        None
+    };
+    let detail = caps.unwrap_or_else(|| stage.map(|s| s.detail.clone()).unwrap_or_default());
+    let reason = body.reason.map(|r| format!("{r:?}")).unwrap_or_else(|| format!("{:?}", body.status));
+    format!("{reason} @{}: {}", stage.map(|s| format!("{:?}", s.name)).unwrap_or_default(), detail).chars().take(300).collect()
+}
+
+fn pct(n: usize, d: usize) -> String {
+    if d == 0 { "—".into() } else { format!("{:.1}%", 100.0 * n as f64 / d as f64) }
+}
+
+fn report(name: &str, rows: &[Row], show: &[String]) {
+    println!("\n## {name}\n");
+    println!("| split | right shown (perfect judge) | wrong caught (fooled judge) | pair | fabrications caught |");
+    println!("|---|---:|---:|---:|---:|");
+    for split in ["dev", "test"] {
+        let mine: Vec<&Row> = rows.iter().filter(|r| r.case.split == split).collect();
+        let ans: Vec<&&Row> = mine.iter().filter(|r| r.case.answerable()).collect();
+        let shown = ans.iter().filter(|r| r.right.as_ref().is_some_and(|b| b.status == Status::Answered)).count();
+        let with_wrong: Vec<&&&Row> = ans.iter().filter(|r| r.wrong.is_some()).collect();
+        let caught = with_wrong.iter().filter(|r| r.wrong.as_ref().is_some_and(|b| b.status != Status::Answered)).count();
+        let pairs: Vec<&&&Row> = ans.iter().filter(|r| r.right.is_some() && r.wrong.is_some()).collect();
+        let paired = pairs
+            .iter()
+            .filter(|r| r.right.as_ref().is_some_and(|b| b.status == Status::Answered) && r.wrong.as_ref().is_some_and(|b| b.status != Status::Answered))
+            .count();
+        let un: Vec<&&Row> = mine.iter().filter(|r| r.case.unanswerable() && r.wrong.is_some()).collect();
+        let un_caught = un.iter().filter(|r| r.wrong.as_ref().is_some_and(|b| b.status != Status::Answered)).count();
+        println!(
+            "| {split} | {shown}/{} ({}) | {caught}/{} ({}) | {paired}/{} ({}) | {un_caught}/{} ({}) |",
+            ans.len(),
+            pct(shown, ans.len()),
+            with_wrong.len(),
+            pct(caught, with_wrong.len()),
+            pairs.len(),
+            pct(paired, pairs.len()),
+            un.len(),
+            pct(un_caught, un.len())
+        );
+    }
+    for r in rows.iter().filter(|r| show.contains(&r.case.split)) {
+        if let Some(body) = r.right.as_ref().filter(|b| b.status != Status::Answered && r.case.answerable()) {
+            println!("  RIGHT REFUSED {} ({}): {}\n    {}\n    {}", r.case.id, r.case.split, r.case.question, r.case.reference.as_deref().unwrap_or(""), why(body));
+        }
+        if let Some(body) = r.wrong.as_ref().filter(|b| b.status == Status::Answered) {
+            println!(
+                "  WRONG SHOWN {} ({}, {}): {}\n    {}",
+                r.case.id,
+                r.case.split,
+                r.case.wrong_kind.as_deref().unwrap_or("?"),
+                r.case.question,
+                body.answer.as_deref().unwrap_or("")
+            );
+        }
+    }
+}
+
+fn main() {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut show = Vec::new();
+    if let Some(at) = args.iter().position(|a| a == "--show") {
+        let which = args.get(at + 1).cloned().unwrap_or_default();
+        show = match which.as_str() {
+            "all" => vec!["dev".to_string(), "test".to_string()],
+            other => vec![other.to_string()],
+        };
+        args.drain(at..(at + 2).min(args.len()));
+    }
+    let (dir, files) = args.split_first().expect("usage: bench_judge CORPUS_DIR CASES.json… [--show dev|test|all]");
+    let corpus = MemoryCorpus::load(Path::new(dir)).expect("the corpus folder is readable");
+    let index: Vec<(String, Vec<f32>)> = corpus.passages().map(|p| (p.id.clone(), embed(&format!("{}\n{}", p.section, p.text)))).collect();
+    let cases: Vec<Case> = files
+        .iter()
+        .flat_map(|f| serde_json::from_str::<Vec<Case>>(&std::fs::read_to_string(f).expect("cases readable")).expect("cases parse"))
+        .collect();
+    let config = Config { engine: Engine::WorkersAi, daily_cap_usd: 1000.0, ..Config::default() };
+    let models = BenchModels { index, case: std::cell::RefCell::new(None), mode: Cell::new(Mode::Right) };
+    let state = futures::executor::block_on(corpus.state()).expect("state");
+    let pipeline = Pipeline { corpus: &corpus, clock: &FixedClock, config: &config, models: Some(&models), scope: Scope::Shared };
+    let run = |mode: Mode, case: &Case| {
+        *models.case.borrow_mut() = Some(case.clone());
+        models.mode.set(mode);
+        if std::env::var("GG_DEBUG").is_ok() {
+            eprintln!("CASE {} {} {}", case.id, case.split, if mode == Mode::Right { "RIGHT" } else { "WRONG" });
+        }
+        futures::executor::block_on(pipeline.run("bench", &case.question, &state, Stages::new())).expect("the memory corpus does not fail")
+    };
+    let mut rows = Vec::new();
+    for case in cases {
+        let right = (case.answerable() && case.reference.is_some()).then(|| run(Mode::Right, &case));
+        let wrong = ((case.answerable() || case.unanswerable()) && case.wrong_reference.is_some()).then(|| run(Mode::Wrong, &case));
+        if right.is_some() || wrong.is_some() {
+            rows.push(Row { case, right, wrong });
+        }
+    }
+    report(dir, &rows, &show);
+}
