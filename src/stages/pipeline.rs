@@ -443,13 +443,15 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         let started = self.clock.now_ms();
         let question_terms = focus_terms(ask);
         let known = support::known_names(hits);
-        let mut checks: Vec<ClaimCheck> = judged.iter().map(|j| capped(j, &question_terms, &known, hits)).collect();
+        let shown = text::quantities(&generated.answer);
+        let context = support::Context { known: &known, asked: &ask.quantities, shown: &shown, ..Default::default() };
+        let mut checks: Vec<ClaimCheck> = judged.iter().map(|j| capped(j, &question_terms, &context, hits)).collect();
         let cited: Vec<Hit> = hits
             .iter()
             .filter(|h| generated.citations.contains(&h.id) || judged.iter().any(|j| j.passages.contains(&h.id)))
             .cloned()
             .collect();
-        checks.extend(unchecked_sentences(&generated.answer, judged, &question_terms, &cited));
+        checks.extend(unchecked_sentences(&generated.answer, judged, &question_terms, &cited, &context));
         checks.extend(polar_check(question, ask, &generated.answer, &cited, &known));
         self.cap_unknown_names(&mut checks, hits).await?;
         self.report_scores(&checks, started, judge, f);
@@ -696,7 +698,7 @@ enum ChatFailure {
 /// A judged claim after the deterministic caps, checked against the passages the
 /// judge said support it: no supporting passage scores 0; quantities, names,
 /// quotes and negation must agree; and almost no shared words caps it.
-fn capped(judged: &prompts::Judged, question_terms: &[String], known: &[String], hits: &[Hit]) -> ClaimCheck {
+fn capped(judged: &prompts::Judged, question_terms: &[String], context: &support::Context<'_>, hits: &[Hit]) -> ClaimCheck {
     let claim = judged.claim.as_str();
     let support: String = hits.iter().filter(|h| judged.passages.contains(&h.id)).map(|h| h.text.as_str()).collect::<Vec<_>>().join("\n");
     let mut caps = Vec::new();
@@ -705,7 +707,8 @@ fn capped(judged: &prompts::Judged, question_terms: &[String], known: &[String],
         score = 0.0;
         caps.push(format!("{claim:?}: no retrieved passage supports it"));
     } else {
-        let (after, reasons) = support::sanity(claim, &support, known, score);
+        let headings: String = hits.iter().filter(|h| judged.passages.contains(&h.id)).map(|h| h.section.as_str()).collect::<Vec<_>>().join(". ");
+        let (after, reasons) = support::sanity(claim, &support, &support::Context { heading: &headings, ..*context }, score);
         score = after;
         caps.extend(reasons.into_iter().map(|r| format!("{claim:?}: {r}")));
         if support::entailment(claim, question_terms, &support) < OVERLAP_FLOOR {
@@ -720,14 +723,14 @@ fn capped(judged: &prompts::Judged, question_terms: &[String], known: &[String],
 /// that state a number, name, quote or contradiction the cited passages do not
 /// bear out: each becomes a claim of its own, scored deterministically against
 /// the cited passages, so nothing the user reads goes unchecked.
-fn unchecked_sentences(answer: &str, judged: &[prompts::Judged], question_terms: &[String], cited: &[Hit]) -> Vec<ClaimCheck> {
+fn unchecked_sentences(answer: &str, judged: &[prompts::Judged], question_terms: &[String], cited: &[Hit], context: &support::Context<'_>) -> Vec<ClaimCheck> {
     let claims_text = judged.iter().map(|j| j.claim.as_str()).collect::<Vec<_>>().join(" ");
     let claim_terms = text::terms(&claims_text);
     let claim_quantities = text::quantities(&claims_text);
     text::sentences(answer)
         .into_iter()
         .filter_map(|sentence| {
-            let check = support::check(sentence, question_terms, cited);
+            let check = support::check_in(sentence, question_terms, cited, context);
             let terms = text::distinct_terms(sentence);
             let held = terms.iter().filter(|t| claim_terms.contains(t)).count() as f64 / terms.len().max(1) as f64;
             let covered = held >= SENTENCE_COVERED
@@ -779,7 +782,9 @@ fn polar_check(question: &str, ask: &Ask, answer: &str, cited: &[Hit], known: &[
     if !affirmed && !ask.quantities.iter().all(|q| stated.iter().any(|s| q.agrees_with(s))) {
         return None;
     }
-    let (score, caps) = support::sanity(&claimed, &support, known, 1.0);
+    let headings: String = cited.iter().map(|h| h.section.as_str()).collect::<Vec<_>>().join(". ");
+    let context = support::Context { heading: &headings, known, asker_words: true, ..Default::default() };
+    let (score, caps) = support::sanity(&claimed, &support, &context, 1.0);
     if caps.is_empty() {
         return None;
     }

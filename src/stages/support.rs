@@ -13,6 +13,7 @@
 //!   sentence is a contradiction.
 
 use crate::stages::retrieve::Hit;
+use crate::text::grammar::{is_function_word, AUXILIARIES};
 use crate::text::{self, names};
 
 /// A score above this supports a claim on its own.
@@ -103,17 +104,38 @@ pub fn entailment(claim: &str, question: &[String], passage: &str) -> f64 {
     share(&claim_terms, &passage_terms).min(share(&new, &passage_terms))
 }
 
-/// Applies the sanity caps to a score; returns the capped score and the
-/// reasons. `known_names` are names the passages use (matched in any case).
-pub fn sanity(claim: &str, passage: &str, known_names: &[String], score: f64) -> (f64, Vec<String>) {
+/// What a claim is checked with besides its passages' text.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Context<'a> {
+    /// The passages' headings, which name what their text is about.
+    pub heading: &'a str,
+    /// Names the passages use (matched in any case).
+    pub known: &'a [String],
+    /// The numbers the question states: the asker's own, and so given.
+    pub asked: &'a [text::Quantity],
+    /// The numbers the whole answer writes: a number one claim derives may
+    /// rest on numbers another states (see [`shown_work`]).
+    pub shown: &'a [text::Quantity],
+    /// The claim is in the asker's words (a yes/no question's proposition):
+    /// its names and numbers must be the source's, its other words need not.
+    pub asker_words: bool,
+}
+
+/// Applies the sanity caps to a score; returns the capped score and the reasons.
+pub fn sanity(claim: &str, passage: &str, context: &Context<'_>, score: f64) -> (f64, Vec<String>) {
+    let (heading, known_names) = (context.heading, context.known);
     // "Yes, …" / "No, …" answers the question; the clause after it is the claim's statement.
     let claim = without_particle(claim);
     let mut score = score;
     let mut caps = Vec::new();
     let source_quantities = text::quantities(passage);
+    let derived = shown_work(&source_quantities, context);
     let missing: Vec<String> = text::quantities(claim)
         .into_iter()
         .filter(|q| !source_quantities.iter().any(|s| q.agrees_with(s) && counts_alike(claim, q, passage, s)))
+        .filter(|q| !derived.iter().any(|d| (d - q.value).abs() < 1e-9))
+        // The asker's own numbers ("with 8 employees, …") are given, not claimed.
+        .filter(|q| !context.asked.iter().any(|a| q.agrees_with(a)))
         .map(|q| q.written)
         .collect();
     if !missing.is_empty() {
@@ -127,7 +149,7 @@ pub fn sanity(claim: &str, passage: &str, known_names: &[String], score: f64) ->
         score = score.min(ENTITY_CAP);
         caps.push(format!("{} not named in the source", unnamed.join(", ")));
     }
-    if unnamed.is_empty() && missing.is_empty() && !paired_in_a_window(claim, &claim_names, known_names, passage) {
+    if unnamed.is_empty() && missing.is_empty() && !paired_in_a_window(claim, &claim_names, known_names, passage, heading, context.asker_words) {
         score = score.min(PAIRING_CAP);
         caps.push("its names and numbers never appear together, each number after the same name, in one source sentence or two that run on".into());
     }
@@ -144,6 +166,84 @@ pub fn sanity(claim: &str, passage: &str, known_names: &[String], score: f64) ->
     (score, caps)
 }
 
+/// The most operations a number the answer works out may take ("$29 + (5 -
+/// 3) × $8" is three).
+pub const MAX_STEPS: usize = 3;
+
+/// The numbers an answer works out and shows its work for: each written in
+/// the answer (`context.shown`) and reached from other numbers written in
+/// the answer or the question in at most [`MAX_STEPS`] additions,
+/// subtractions, multiplications or divisions, where each operand is stated
+/// by the passages, given by the question, or itself so worked out ("$220
+/// plus $40 comes to $260"; "with 8 employees, $15 plus $3 for each one over
+/// 5 is $24"). A number only the answer writes, reached by no such sum, is
+/// not stated.
+pub fn shown_work(source: &[text::Quantity], context: &Context<'_>) -> Vec<f64> {
+    let stated = |q: &text::Quantity| source.iter().any(|s| q.agrees_with(s)) || context.asked.iter().any(|a| q.agrees_with(a));
+    let mut operands: Vec<f64> = context.asked.iter().map(|q| q.value).collect();
+    operands.extend(context.shown.iter().filter(|q| stated(q)).map(|q| q.value));
+    let mut pending: Vec<f64> = context.shown.iter().filter(|q| !stated(q)).map(|q| q.value).collect();
+    operands.dedup();
+    let mut derived = Vec::new();
+    // Each pass may work out numbers the next pass builds on.
+    loop {
+        let before = derived.len();
+        pending.retain(|&target| {
+            let others: Vec<f64> = operands.iter().copied().filter(|&o| (o - target).abs() > 1e-9).collect();
+            if reachable(target, &others, MAX_STEPS) {
+                derived.push(target);
+                false
+            } else {
+                true
+            }
+        });
+        if derived.len() == before {
+            return derived;
+        }
+        operands.extend(&derived[before..]);
+    }
+}
+
+/// `target` is some combination of at least two of `operands` (each used
+/// once) by +, -, × and ÷, in at most `steps` operations; multiplying or
+/// dividing by 1 and adding or subtracting 0 are no steps.
+fn reachable(target: f64, operands: &[f64], steps: usize) -> bool {
+    fn search(values: &mut Vec<f64>, target: f64, steps: usize, combined: bool) -> bool {
+        if combined && values.iter().any(|v| (v - target).abs() < 1e-9) {
+            return true;
+        }
+        if steps == 0 {
+            return false;
+        }
+        for i in 0..values.len() {
+            for j in 0..values.len() {
+                if i == j {
+                    continue;
+                }
+                let (a, b) = (values[i], values[j]);
+                let mut results = vec![a + b, a - b, a * b];
+                if b != 0.0 {
+                    results.push(a / b);
+                }
+                if a == 0.0 || b == 0.0 || a == 1.0 || b == 1.0 {
+                    continue;
+                }
+                let rest: Vec<f64> = values.iter().enumerate().filter(|(k, _)| *k != i && *k != j).map(|(_, v)| *v).collect();
+                for r in results {
+                    let mut next = rest.clone();
+                    next.push(r);
+                    if search(&mut next, target, steps - 1, true) {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+    // Few numbers are ever written in one answer; more than eight is not shown work.
+    operands.len() >= 2 && operands.len() <= 8 && search(&mut operands.to_vec(), target, steps, false)
+}
+
 /// A bare count goes with the noun it counts: "1 meeting-room hour" is not
 /// stated by "one person". When the claim writes words after a plain number,
 /// one of them must follow the same number in the source (within three
@@ -156,7 +256,12 @@ fn counts_alike(claim: &str, q: &text::Quantity, passage: &str, s: &text::Quanti
     let after = |text: &str, written: &str| -> Vec<Vec<String>> {
         let lower = text.to_lowercase();
         let written = written.to_lowercase();
-        lower.match_indices(&written).map(|(at, _)| lower[at + written.len()..].split_whitespace().take(3).flat_map(text::terms).collect()).collect()
+        // The words a number counts follow it in its clause: "Three: once …" counts nothing written.
+        let clause = |rest: &str| rest[..rest.find(['.', ',', ';', ':', '!', '?', '(', ')']).unwrap_or(rest.len())].to_string();
+        lower
+            .match_indices(&written)
+            .map(|(at, _)| clause(&lower[at + written.len()..]).split_whitespace().take(3).flat_map(text::terms).collect())
+            .collect()
     };
     let Some(counted) = after(claim, &q.written).into_iter().next().filter(|t| !t.is_empty()) else { return true };
     after(passage, &s.written).iter().any(|source| source.is_empty() || counted.iter().any(|t| source.contains(t)))
@@ -175,16 +280,18 @@ pub const ALIGNED: f64 = 0.75;
 /// expire) aligns with nothing, so it cannot contradict anything: whether the
 /// source supports it is the entailment score's question, not this one's.
 fn aligned_clause<'a>(clause: &str, passage: &'a str) -> Option<&'a str> {
-    let wanted: Vec<String> = text::distinct_terms(clause).into_iter().filter(|t| !text::is_numeric(t)).collect();
-    let (shared, best) = text::clauses_of(passage)
+    let wanted = content_terms(clause);
+    let (shared, _, best) = text::clauses_of(passage)
         .into_iter()
         .map(|c| {
-            let terms = text::terms(c);
+            let terms = text::distinct_terms(c);
             // A word set against its antonym ("closed" for "open") is the same place in the clause.
             let holds = |t: &String| terms.contains(t) || opposites(t).iter().any(|o| terms.contains(o));
-            (wanted.iter().filter(|t| holds(t)).count(), c)
+            let shared = wanted.iter().filter(|t| holds(t)).count();
+            // Of two clauses holding as many of the claim's terms, the one with fewer terms of its own restates it.
+            (shared, -(terms.len() as i64), c)
         })
-        .max_by(|a, b| a.0.cmp(&b.0).then(std::cmp::Ordering::Greater))?;
+        .max_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(std::cmp::Ordering::Greater))?;
     (shared >= 2 && shared as f64 >= ALIGNED * wanted.len() as f64).then_some(best)
 }
 
@@ -201,14 +308,6 @@ pub fn without_particle(claim: &str) -> &str {
     trimmed
 }
 
-/// The auxiliary and modal verbs: a claim with one of them (or a negation)
-/// is a statement that could have been negated; a claim without is a phrase
-/// ("Saturday Night Live", "professional tennis player") with no polarity.
-const AUXILIARIES: &[&str] = &[
-    "is", "are", "was", "were", "be", "been", "am", "do", "does", "did", "has", "have", "had", "can", "could", "will",
-    "would", "shall", "should", "may", "might", "must",
-];
-
 /// The terms of a term's antonyms in [`ANTONYMS`].
 fn opposites(term: &str) -> Vec<String> {
     ANTONYMS
@@ -222,7 +321,8 @@ fn opposites(term: &str) -> Vec<String> {
 /// A negation or antonym flip of a claim's clause against the source clause it aligns with.
 fn contradiction(claim: &str, sentence: &str) -> Option<String> {
     let statement = text::negations(claim) > 0 || lower_words(claim).iter().any(|w| AUXILIARIES.contains(&w.as_str()));
-    if statement && text::negations(claim) != text::negations(sentence) {
+    let same_bound = text::negations(claim) == 0 && upper_bound(claim) && negated_comparative(sentence);
+    if statement && text::negations(claim) != text::negations(sentence) && !same_bound {
         return Some("negation differs from the source".into());
     }
     let (claim_words, source_words) = (lower_words(claim), lower_words(sentence));
@@ -236,6 +336,34 @@ fn contradiction(claim: &str, sentence: &str) -> Option<String> {
     })
 }
 
+/// English's ways of stating an upper bound without a negation: "limited
+/// to 1 user", "at most 10", "up to 50", "a maximum of 5".
+const UPPER_BOUNDS: &[&str] = &["limited to", "at most", "up to", "maximum", "no more than", "capped at"];
+
+/// The clause states an upper bound (see [`UPPER_BOUNDS`]).
+fn upper_bound(clause: &str) -> bool {
+    let lower = format!(" {} ", lower_words(clause).join(" "));
+    UPPER_BOUNDS.iter().any(|b| lower.contains(&format!(" {b} ")))
+}
+
+/// The clause negates a comparative ("cannot have more than 1 user", "must
+/// not exceed 10"): an upper bound, the same fact as "limited to 1 user",
+/// not the opposite of it.
+fn negated_comparative(clause: &str) -> bool {
+    let words = lower_words(clause);
+    words.iter().enumerate().any(|(i, w)| {
+        text::negations(w) > 0 && words[i + 1..].iter().take(4).any(|n| matches!(n.as_str(), "more" | "exceed" | "exceeds" | "over" | "longer" | "beyond"))
+    })
+}
+
+/// The distinct terms of a text that say what it is about: not numbers
+/// (checked as quantities), not function words ("can", "get", "instead":
+/// how a statement holds, which a restatement need not repeat).
+fn content_terms(text: &str) -> Vec<String> {
+    let function: Vec<String> = lower_words(text).into_iter().filter(|w| is_function_word(w)).flat_map(|w| text::terms(&w)).collect();
+    text::distinct_terms(text).into_iter().filter(|t| !text::is_numeric(t) && !function.contains(t)).collect()
+}
+
 fn lower_words(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
 }
@@ -244,11 +372,17 @@ fn lower_words(text: &str) -> Vec<String> {
 /// the question's terms (see [`entailment`]).
 pub fn check(claim: &str, question: &[String], passages: &[Hit]) -> ClaimCheck {
     let known = known_names(passages);
+    check_in(claim, question, passages, &Context { known: &known, ..Context::default() })
+}
+
+/// [`check`] with the question's and the answer's numbers (`context`; its
+/// heading is each passage's own).
+pub fn check_in(claim: &str, question: &[String], passages: &[Hit], context: &Context<'_>) -> ClaimCheck {
     let scored: Vec<(&str, f64, f64, Vec<String>)> = passages
         .iter()
         .map(|p| {
             let raw = entailment(claim, question, &p.text);
-            let (capped, caps) = sanity(claim, &p.text, &known, raw);
+            let (capped, caps) = sanity(claim, &p.text, &Context { heading: &p.section, ..*context }, raw);
             (p.id.as_str(), raw, capped, caps)
         })
         .collect();
@@ -297,62 +431,101 @@ pub fn closest_sentence<'a>(claim: &str, passage: &'a str) -> Option<&'a str> {
 }
 
 /// True when the source binds the claim's values and names as the claim
-/// does. A number goes with the name written before it: where the source
-/// writes the same value after a name (in its sentence, or the sentence it
-/// runs on from), the claim must write it after the same name ("$450" goes
-/// with "Dedicated Desk", not "Flex Desk"); where the source binds it to no
-/// name, any name the passage holds may carry it. And the claim's names must
-/// meet in one stretch of the source, with at least half of its other words
-/// ("the Event Hall" put on a rule about every event is a swap): one
-/// sentence for a claim relating two names, or, for a claim about one, also
-/// two sentences where the second runs on from the first (see [`runs_on`]).
-/// A claim without names is left to the quantity check.
-fn paired_in_a_window(claim: &str, claim_names: &[String], known_names: &[String], passage: &str) -> bool {
+/// does, clause by clause. A value goes with the name its clause writes
+/// nearest it, on either side ("the Growth plan comes with 99.5%", "99.5%
+/// for the Growth plan"): the source must state the value in a sentence that
+/// names the same (where it names nothing, the sentence it runs on from), or
+/// under a heading that does, and not bound there to a
+/// sibling of the name ("a Flex Desk costs $198 and a Dedicated Desk $405":
+/// the nearest name before a value, when it shares a word with the claim's).
+/// A source that binds the value to no name lets any name carry it. And a
+/// clause's names must meet in one stretch of the source with at least half
+/// of the clause's other words ("the Event Hall" put on a rule about every
+/// event is a swap): one sentence for a clause relating two names, or, for a
+/// clause about one, also two sentences where the second runs on from the
+/// first (see [`runs_on`]). A claim without names is left to the quantity check.
+fn paired_in_a_window(claim: &str, claim_names: &[String], known_names: &[String], passage: &str, heading: &str, asker_words: bool) -> bool {
     if claim_names.is_empty() {
         return true;
     }
     let all_names: Vec<String> = claim_names.iter().chain(known_names).cloned().collect();
-    if !text::quantities(claim).iter().all(|q| bound_alike(claim, q, &all_names, passage)) {
-        return false;
-    }
-    let name_terms: Vec<String> = claim_names.iter().flat_map(|n| text::terms(n)).collect();
-    let said: Vec<String> = text::distinct_terms(claim).into_iter().filter(|t| !name_terms.contains(t) && !text::is_numeric(t)).collect();
-    // Two names in one claim are a relation between them: one sentence must
-    // state it. One name is a subject, and the sentence that runs on may add to it.
-    let stretches = if claim_names.len() == 1 { windows(passage) } else { text::sentences(passage).into_iter().map(str::to_string).collect() };
-    stretches.iter().any(|window| {
-        let terms = text::terms(window);
-        claim_names.iter().all(|n| names::mentions(&terms, n)) && share(&said, &terms) >= 0.5
+    text::clauses_of(claim).into_iter().all(|clause| {
+        let clause_names: Vec<&String> = claim_names.iter().filter(|n| names::phrase_in(clause, n)).collect();
+        if clause_names.is_empty() {
+            return true;
+        }
+        // A heading's name ("Uptime Commitment") names its whole passage: a value is bound to the names beside it.
+        let candidates: Vec<&String> = clause_names.iter().copied().filter(|n| !names::phrase_in(heading, n)).collect();
+        let bound = text::quantities(clause).iter().all(|q| match nearest_name(clause, &candidates, q) {
+            Some(name) => bound_alike(q, name, &all_names, passage, heading),
+            None => true,
+        });
+        bound && (asker_words || related(clause, &clause_names, passage))
     })
 }
 
-/// The claim binds `q` to a name the source writes before the same value
-/// (in its sentence, or in the sentence it runs on from), or the source
-/// writes the value after no name at all (see [`paired_in_a_window`]). Any
-/// name before it counts, not only the nearest: "the Flex Desk plan at
-/// Harbor Commons costs $220" binds $220 to the Flex Desk too.
-fn bound_alike(claim: &str, q: &text::Quantity, names: &[String], passage: &str) -> bool {
-    let Some(said) = bound_name(claim, names, q) else { return true };
-    let said_terms = text::terms(said);
-    let same = |n: &String| names::mentions(&text::terms(n), said) || names::mentions(&said_terms, n);
-    let named_in = |text: &str| -> Vec<&String> {
-        let lower = text.to_lowercase();
-        names.iter().filter(|n| lower.contains(&n.to_lowercase())).collect()
-    };
+/// A clause's names meet in one stretch of the source with at least half
+/// of its other words (see [`paired_in_a_window`]).
+fn related(clause: &str, clause_names: &[&String], passage: &str) -> bool {
+    let name_terms: Vec<String> = clause_names.iter().flat_map(|n| text::terms(n)).collect();
+    let said: Vec<String> = content_terms(clause).into_iter().filter(|t| !name_terms.contains(t) && polarity(t).is_none()).collect();
+    // Two names in one clause are a relation between them: one sentence must
+    // state it. One name is a subject, and the sentence that runs on may add to it.
+    let stretches = if clause_names.len() == 1 { windows(passage) } else { text::sentences(passage).into_iter().map(str::to_string).collect() };
+    stretches.iter().any(|window| {
+        let terms = text::terms(window);
+        clause_names.iter().all(|n| names::mentions(&terms, n)) && share(&said, &terms) >= 0.5
+    })
+}
+
+/// The source states `q` in a sentence bound to `name` (see [`paired_in_a_window`]).
+fn bound_alike(q: &text::Quantity, name: &str, names: &[String], passage: &str, heading: &str) -> bool {
+    let name_terms = text::terms(name);
+    let same = |n: &String| names::mentions(&text::terms(n), name) || names::mentions(&name_terms, n);
+    let sibling = |n: &String| !same(n) && text::terms(n).iter().any(|t| name_terms.contains(t));
+    let named_in = |text: &str| -> Vec<&String> { names.iter().filter(|n| names::phrase_in(text, n)).collect() };
     let sentences = text::sentences(passage);
     sentences.iter().enumerate().any(|(i, sentence)| {
-        let lower = sentence.to_lowercase();
         text::quantities(sentence).into_iter().filter(|s| s.agrees_with(q)).any(|s| {
-            let at = lower.find(&s.written.to_lowercase()).unwrap_or(lower.len());
-            let mut before = named_in(&sentence[..at.min(sentence.len())]);
-            if before.is_empty() {
+            let mut binding = named_in(sentence);
+            if binding.is_empty() {
                 if let Some(previous) = i.checked_sub(1).map(|b| sentences[b]).filter(|b| runs_on(b, sentence)) {
-                    before = named_in(previous);
+                    binding = named_in(previous);
                 }
             }
-            before.is_empty() || before.into_iter().any(same)
+            // The heading names what its whole passage is about.
+            binding.extend(named_in(heading));
+            if binding.is_empty() {
+                return true;
+            }
+            let at = sentence.to_lowercase().find(&s.written.to_lowercase()).unwrap_or(sentence.len());
+            let before = nearest_before(&sentence[..at.min(sentence.len())], names);
+            binding.into_iter().any(same) && !before.is_some_and(sibling)
         })
     })
+}
+
+/// The name of `names` a clause writes nearest `q`, on either side (before, on a tie).
+fn nearest_name<'n>(clause: &str, names: &[&'n String], q: &text::Quantity) -> Option<&'n String> {
+    let lower = clause.to_lowercase();
+    let at = lower.find(&q.written.to_lowercase())?;
+    let end = at + q.written.len();
+    names
+        .iter()
+        .filter_map(|n| {
+            let name = n.to_lowercase();
+            let before = lower[..at].rfind(&name).map(|i| at - (i + name.len()));
+            let after = lower.get(end..).and_then(|rest| rest.find(&name));
+            before.into_iter().chain(after).min().map(|d| (d, *n))
+        })
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| n)
+}
+
+/// The last of `names` written in `text` (any case); of two ending together, the longer.
+fn nearest_before<'n>(text: &str, names: &'n [String]) -> Option<&'n String> {
+    let lower = text.to_lowercase();
+    names.iter().filter_map(|n| lower.rfind(&n.to_lowercase()).map(|i| (i + n.len(), n))).max_by_key(|(end, n)| (*end, n.len())).map(|(_, n)| n)
 }
 
 /// The window of `passage` (a sentence, or two that run on) that shares the
@@ -394,14 +567,6 @@ pub fn runs_on(first: &str, second: &str) -> bool {
     let opening = text::terms(&second.split_whitespace().take(SUBJECT_WORDS).collect::<Vec<_>>().join(" "));
     let before = text::terms(first);
     opening.iter().any(|t| !text::is_numeric(t) && before.contains(t))
-}
-
-/// The name a number belongs to: the last of `names` written before it (any
-/// case); of two that start together, the longer ("Flex Desk Plan" over "Flex Desk").
-fn bound_name<'n>(sentence: &str, names: &'n [String], quantity: &text::Quantity) -> Option<&'n String> {
-    let lower = sentence.to_lowercase();
-    let at = lower.find(&quantity.written.to_lowercase())?;
-    names.iter().filter_map(|n| lower[..at].rfind(&n.to_lowercase()).map(|i| (i, n))).max_by_key(|(i, n)| (*i, n.len())).map(|(_, n)| n)
 }
 
 /// Text between double quotation marks.
@@ -482,6 +647,14 @@ mod tests {
         assert!(swapped.score <= PAIRING_CAP, "{swapped:?}");
         assert!(!runs_on("Members must clear desks daily.", "The Quiet Zone is silent."));
         assert!(runs_on("Dogs are allowed on Fridays.", "They must be kept on a leash."));
+    }
+
+    /// "Limited to 1" and "cannot have more than 1" state one bound; "more than 1" flips it.
+    #[test]
+    fn an_upper_bound_is_not_a_negation_flip() {
+        let source = [hit("plans-06", "Extra users can be added only to the Growth plan, and the Starter plan cannot have more than 1 user.")];
+        assert!(check("The Starter plan is limited to 1 user.", &[], &source).caps.is_empty());
+        assert!(check("The Starter plan can have more than 1 user.", &[], &source).score <= CONTRADICTION_CAP);
     }
 
     /// A negation is a contradiction only against the clause it restates: a

@@ -8,6 +8,7 @@
 //! months ([`numbers`]), capitalization ([`mod@names`]). Words particular to one
 //! corpus (its synonyms) ship with that corpus: see [`crate::corpus::vocabulary`].
 
+pub mod grammar;
 pub mod names;
 pub mod numbers;
 pub mod stopwords;

@@ -69,7 +69,16 @@ pub fn names(text: &str) -> Vec<String> {
     found
 }
 
+/// Determiners and quantifiers the stop list leaves out: capitalized at the
+/// start of a sentence, they open a phrase, not a name ("Every MTA package").
+const DETERMINERS: &[&str] = &["every", "each", "all", "any", "some", "both", "either", "neither", "many", "most", "several", "another", "such", "no"];
+
 fn flush(run: &mut Vec<&str>, start: usize, found: &mut Vec<String>) {
+    let mut start = start;
+    while run.len() > 1 && DETERMINERS.contains(&run[0].to_lowercase().as_str()) {
+        run.remove(0);
+        start += 1;
+    }
     // A name must have words: initials and dotted abbreviations ("J.", "U.S.") alone are not one.
     let has_words = run.iter().any(|w| !super::terms(w).is_empty());
     if has_words && (run.len() > 1 || (run.len() == 1 && start > 0)) {
@@ -105,7 +114,7 @@ pub fn named_in(text: &str, known: &[String]) -> Vec<String> {
 
 /// The name's words appear together, in order, in the text (any case), so
 /// "flex desk" is found in "a flex desk" but not in "desk flex".
-fn phrase_in(text: &str, name: &str) -> bool {
+pub fn phrase_in(text: &str, name: &str) -> bool {
     let lower = |s: &str| s.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect::<Vec<_>>();
     let (text, name) = (lower(text), lower(name));
     !name.is_empty() && text.windows(name.len()).any(|w| w == name.as_slice())
@@ -122,6 +131,7 @@ mod tests {
         assert!(names("Members can bring guests.").is_empty());
         assert_eq!(names("Which magazine came first, Arthur's Magazine or First for Women?"), ["Arthur's Magazine", "First for Women"]);
         assert_eq!(names("It is run by the Bank of America in New York City."), ["Bank of America", "New York City"]);
+        assert_eq!(names("Every MTA package must have it."), ["MTA"]);
     }
 
     /// A lowercase swap of a known name is still a name.

@@ -186,6 +186,9 @@ fn read_at(tokens: &[Token], i: usize) -> Option<(Quantity, usize)> {
         Some((value, unit)) => (value, unit, 1),
         None => number_words(tokens, i)?,
     };
+    if lower == "one" && used == 1 && is_pronoun_one(tokens, i) {
+        return None;
+    }
     let open = |used: usize| !tokens[i + used - 1].closes;
     // "7:00 pm", "7 pm": a clock time, on a 24-hour clock.
     if let Some(hours) = tokens.get(i + used).filter(|_| open(used) && matches!(unit, Unit::Plain | Unit::Clock)).and_then(|t| meridiem(value, &t.lower)) {
@@ -206,6 +209,17 @@ fn read_at(tokens: &[Token], i: usize) -> Option<(Quantity, usize)> {
     }
     let written = tokens[i..i + used].iter().map(|t| t.word).collect::<Vec<_>>().join(" ");
     Some((Quantity { value, unit, written }, used))
+}
+
+/// "One" as a pronoun, not a count: after a determiner ("like one", "no
+/// one", "the one", "each one") or before a preposition, a relative
+/// pronoun or nothing ("one in /etc", "one of them").
+fn is_pronoun_one(tokens: &[Token], i: usize) -> bool {
+    const BEFORE: &[&str] = &["like", "the", "each", "any", "no", "which", "that", "this", "every", "another", "a", "only", "same"];
+    const AFTER: &[&str] = &["of", "in", "on", "at", "for", "with", "from", "to", "that", "which", "who", "whose", "where", "or", "and"];
+    let before = i.checked_sub(1).map(|b| tokens[b].lower.as_str());
+    let after = tokens.get(i + 1).map(|t| t.lower.as_str());
+    before.is_some_and(|b| BEFORE.contains(&b) && !tokens[i - 1].closes) || after.is_none_or(|a| AFTER.contains(&a))
 }
 
 /// A numeral with its attached signs: "$4.50", "1,200", "7:30", "7pm", "10%", "5th", "6km".

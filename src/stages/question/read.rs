@@ -184,7 +184,7 @@ impl Ask {
             conjuncts,
             names,
             options,
-            quantities: text::quantities(question),
+            quantities: asked_quantities(question),
             price_terms: match kind {
                 Kind::Money => words.iter().filter(|w| PRICE_WORDS.contains(&w.as_str())).flat_map(|w| text::terms(w)).collect(),
                 _ => Vec::new(),
@@ -553,6 +553,16 @@ pub(super) fn conjuncts(question: &str, names: &[String]) -> Vec<String> {
         }
     }
     joined
+}
+
+/// The numbers a question states, but for "a second user", "a third
+/// desk": after an indefinite article an ordinal means "another", not a rank.
+pub(super) fn asked_quantities(question: &str) -> Vec<Quantity> {
+    let lower = question.to_lowercase();
+    text::quantities(question)
+        .into_iter()
+        .filter(|q| q.unit != text::Unit::Ordinal || !(lower.contains(&format!("a {}", q.written.to_lowercase())) || lower.contains(&format!("an {}", q.written.to_lowercase()))))
+        .collect()
 }
 
 /// The words of an asking clause before its first subordinate clause.

@@ -3,13 +3,8 @@
 //! the words of price, time, place and number, prepositions and pronouns.
 
 use crate::text;
+pub(super) use crate::text::grammar::{is_peripheral, AUXILIARIES, LIGHT_VERBS};
 
-/// Auxiliary and modal verbs: a question opening with one asks yes or no.
-/// Modals express the question's mood, not its topic, so they are not focus.
-pub(super) const AUXILIARIES: &[&str] = &[
-    "is", "are", "was", "were", "am", "do", "does", "did", "has", "have", "had", "can", "could", "will", "would",
-    "shall", "should", "may", "might", "must",
-];
 /// The auxiliaries after which the relation is a verb ("does X *cost*",
 /// "can I *bring*"): "do" and the modals, not "be" or "have".
 pub(super) const VERBAL_AUXILIARIES: &[&str] = &["do", "does", "did", "can", "could", "will", "would", "shall", "should", "may", "might", "must"];
@@ -17,35 +12,11 @@ pub(super) const MODALS: &[&str] = &["can", "will", "shall", "may", "might", "mu
 /// Verbs that, followed by "to", act as modals ("need to", "have to", "want
 /// to", "ought to", "able to"): the semi-modals of English grammar.
 pub(super) const SEMI_MODALS: &[&str] = &["need", "needs", "needed", "have", "has", "had", "want", "wants", "wanted", "ought", "able", "going", "got", "like"];
-/// Light (delexical) verbs: in "get a discount", "give notice", "take effect",
-/// "goes off" the meaning sits in the noun or particle, not the verb.
-pub(super) const LIGHT_VERBS: &[&str] = &[
-    "get", "gets", "got", "getting", "gotten", "give", "gives", "gave", "given", "giving", "take", "takes", "took",
-    "taken", "taking", "make", "makes", "made", "making", "go", "goes", "went", "gone", "going",
-];
 /// Indefinite pronouns: they stand for whatever the answer is, not a topic.
 pub(super) const INDEFINITE_PRONOUNS: &[&str] = &[
     "something", "anything", "everything", "someone", "anyone", "everyone", "somebody", "anybody", "everybody",
     "somewhere", "anywhere", "everywhere",
 ];
-/// Words a question may use that are never the head of what it asks, though
-/// they stay among its terms (a corpus that uses them is searched for them):
-/// the negative pronouns ("items *nobody* claims" is about the items), the
-/// general nouns, which stand for whatever the answer names ("what happens
-/// to my *things*"), and the adverbs of time, degree and focus the stop
-/// list leaves out ("*just* to keep track", "*straight away*", "*already*
-/// sent").
-pub(super) const PERIPHERAL: &[&str] = &[
-    "nobody", "nothing", "nowhere", "thing", "things", "stuff", 
-    "just", "also", "even", "still", "already", "yet", "now", "soon", "later", "again", "instead", "ever", "away",
-    "straight", "really", "quite", "rather", "almost", "maybe", "perhaps", "anyway", "else", "actually", "simply",
-    "right", "back", "together", "meanwhile", "otherwise",
-];
-
-/// True for a word that is never the head of what a question asks (see [`PERIPHERAL`]).
-pub(super) fn is_peripheral(word: &str) -> bool {
-    PERIPHERAL.contains(&word)
-}
 /// Conjunctions that open a subordinate clause: what follows conditions or
 /// explains the question, it does not hold its predicate.
 pub(super) const SUBORDINATORS: &[&str] = &["if", "unless", "because", "although", "though", "whether", "while", "whereas", "once"];

@@ -1,0 +1,40 @@
+//! The closed word classes of English grammar that more than one stage
+//! reads: auxiliaries and modals, light verbs, and the words that are never
+//! the topic of a statement or a question (pronouns, general nouns,
+//! adverbs of time, degree and focus the stop list leaves out).
+
+/// Auxiliary and modal verbs: a question opening with one asks yes or no.
+/// Modals express the question's mood, not its topic, so they are not focus.
+pub const AUXILIARIES: &[&str] = &[
+    "is", "are", "was", "were", "am", "be", "been", "do", "does", "did", "has", "have", "had", "can", "could", "will", "would",
+    "shall", "should", "may", "might", "must",
+];
+/// Light (delexical) verbs: in "get a discount", "give notice", "take effect",
+/// "goes off" the meaning sits in the noun or particle, not the verb.
+pub const LIGHT_VERBS: &[&str] = &[
+    "get", "gets", "got", "getting", "gotten", "give", "gives", "gave", "given", "giving", "take", "takes", "took",
+    "taken", "taking", "make", "makes", "made", "making", "go", "goes", "went", "gone", "going",
+];
+/// Words a question may use that are never the head of what it asks, though
+/// they stay among its terms (a corpus that uses them is searched for them):
+/// the negative pronouns ("items *nobody* claims" is about the items), the
+/// general nouns, which stand for whatever the answer names ("what happens
+/// to my *things*"), and the adverbs of time, degree and focus the stop
+/// list leaves out ("*just* to keep track", "*straight away*", "*already*
+/// sent").
+pub const PERIPHERAL: &[&str] = &[
+    "nobody", "nothing", "nowhere", "thing", "things", "stuff", 
+    "just", "also", "even", "still", "already", "yet", "now", "soon", "later", "again", "instead", "ever", "away",
+    "straight", "really", "quite", "rather", "almost", "maybe", "perhaps", "anyway", "else", "actually", "simply",
+    "right", "back", "together", "meanwhile", "otherwise",
+];
+
+/// True for a word that is never the head of what a question asks (see [`PERIPHERAL`]).
+pub fn is_peripheral(word: &str) -> bool {
+    PERIPHERAL.contains(&word)
+}
+/// A word that says how a statement holds, not what it is about: an
+/// auxiliary or modal, a light verb, or one of [`PERIPHERAL`].
+pub fn is_function_word(word: &str) -> bool {
+    AUXILIARIES.contains(&word) || LIGHT_VERBS.contains(&word) || is_peripheral(word)
+}
