@@ -501,13 +501,13 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
     }
 
     /// The source sentences the verified claims align with (see
-    /// [`support::aligned_window`]), each with its passage's heading.
+    /// [`support::aligned_sentence`]), each with its passage's heading.
     fn verified_windows(&self, checks: &[ClaimCheck], hits: &[Hit]) -> String {
         let mut out = Vec::new();
         for check in checks.iter().filter(|c| c.score >= self.config.gate_min_claim) {
             for hit in hits.iter().filter(|h| check.supporting.contains(&h.id)) {
                 out.push(hit.section.clone());
-                out.extend(support::aligned_window(&check.text, &hit.text));
+                out.extend(support::aligned_sentence(&check.text, &hit.text).map(str::to_string));
             }
         }
         out.join("\n")

@@ -246,25 +246,34 @@ fn reachable(target: f64, operands: &[f64], steps: usize) -> bool {
 
 /// A bare count goes with the noun it counts: "1 meeting-room hour" is not
 /// stated by "one person". When the claim writes words after a plain number,
-/// one of them must follow the same number in the source (within three
-/// words, so "300 printed pages" meets "300 black-and-white pages"). Numbers
-/// with a unit (money, time, percent) carry their noun in the unit.
+/// one of them must stand by the same number in the source: within three
+/// words after it ("300 printed pages" meets "300 black-and-white pages"),
+/// or, when the source counts at a rate ("5 per month"), in its clause
+/// before it ("invoices are limited to 5 per month"). Numbers with a unit
+/// (money, time, percent) carry their noun in the unit.
 fn counts_alike(claim: &str, q: &text::Quantity, passage: &str, s: &text::Quantity) -> bool {
     if q.unit != text::Unit::Plain {
         return true;
     }
-    let after = |text: &str, written: &str| -> Vec<Vec<String>> {
+    const MARKS: [char; 8] = ['.', ',', ';', ':', '!', '?', '(', ')'];
+    // The words by each place a text writes the number, within its clause: "Three: once …" counts nothing written.
+    let near = |text: &str, written: &str, rate: bool| -> Vec<Vec<String>> {
         let lower = text.to_lowercase();
         let written = written.to_lowercase();
-        // The words a number counts follow it in its clause: "Three: once …" counts nothing written.
-        let clause = |rest: &str| rest[..rest.find(['.', ',', ';', ':', '!', '?', '(', ')']).unwrap_or(rest.len())].to_string();
         lower
             .match_indices(&written)
-            .map(|(at, _)| clause(&lower[at + written.len()..]).split_whitespace().take(3).flat_map(text::terms).collect())
+            .map(|(at, _)| {
+                let rest = &lower[at + written.len()..];
+                let after: Vec<String> = rest[..rest.find(MARKS).unwrap_or(rest.len())].split_whitespace().take(3).flat_map(text::terms).collect();
+                let head = &lower[..at];
+                let before = &head[head.rfind(MARKS).map_or(0, |m| m + 1)..];
+                let counted_at_rate = rate && rest.trim_start().starts_with("per ");
+                after.into_iter().chain(before.split_whitespace().filter(|_| counted_at_rate).flat_map(text::terms)).collect()
+            })
             .collect()
     };
-    let Some(counted) = after(claim, &q.written).into_iter().next().filter(|t| !t.is_empty()) else { return true };
-    after(passage, &s.written).iter().any(|source| source.is_empty() || counted.iter().any(|t| source.contains(t)))
+    let Some(counted) = near(claim, &q.written, false).into_iter().next().filter(|t| !t.is_empty()) else { return true };
+    near(passage, &s.written, true).iter().any(|source| source.is_empty() || counted.iter().any(|t| source.contains(t)))
 }
 
 /// A clause of the claim and a clause of the source say the same thing, up to
@@ -528,19 +537,19 @@ fn nearest_before<'n>(text: &str, names: &'n [String]) -> Option<&'n String> {
     names.iter().filter_map(|n| lower.rfind(&n.to_lowercase()).map(|i| (i + n.len(), n))).max_by_key(|(end, n)| (*end, n.len())).map(|(_, n)| n)
 }
 
-/// The window of `passage` (a sentence, or two that run on) that shares the
-/// most terms with `claim`: where the passage states what the claim says.
-pub fn aligned_window(claim: &str, passage: &str) -> Option<String> {
-    let wanted = text::distinct_terms(claim);
-    windows(passage)
+/// The sentence of `passage` that shares the most content terms with
+/// `claim`: where the passage states what the claim says.
+pub fn aligned_sentence<'a>(claim: &str, passage: &'a str) -> Option<&'a str> {
+    let wanted = content_terms(claim);
+    text::sentences(passage)
         .into_iter()
-        .map(|w| {
-            let terms = text::terms(&w);
-            (wanted.iter().filter(|t| terms.contains(t)).count(), w)
+        .map(|sentence| {
+            let terms = text::terms(sentence);
+            (wanted.iter().filter(|t| terms.contains(t)).count(), sentence)
         })
         .filter(|(shared, _)| *shared > 0)
         .max_by(|a, b| a.0.cmp(&b.0).then(std::cmp::Ordering::Greater))
-        .map(|(_, w)| w)
+        .map(|(_, sentence)| sentence)
 }
 
 /// The opening words of a sentence, where English puts its subject.

@@ -18,7 +18,7 @@ use std::borrow::Cow;
 use rust_stemmers::{Algorithm, Stemmer};
 
 pub use names::names;
-pub use numbers::{quantities, Quantity, Unit};
+pub use numbers::{periods, quantities, Quantity, Unit};
 use stopwords::is_stopword;
 
 /// The version of the tokenizer, the reference patterns and the scoring rules. It is part of every

@@ -211,6 +211,31 @@ fn read_at(tokens: &[Token], i: usize) -> Option<(Quantity, usize)> {
     Some((Quantity { value, unit, written }, used))
 }
 
+/// The calendar and billing periods English names by a word: the hour, the
+/// day, the week, the month, the quarter and the year, each with its
+/// adverb and adjective ("monthly", "annually", "annual", "yearly").
+const PERIODS: &[(&str, &[&str])] = &[
+    ("hour", &["hour", "hours", "hourly"]),
+    ("day", &["day", "days", "daily"]),
+    ("week", &["week", "weeks", "weekly"]),
+    ("month", &["month", "months", "monthly"]),
+    ("quarter", &["quarter", "quarters", "quarterly"]),
+    ("year", &["year", "years", "yearly", "annual", "annually", "annum"]),
+];
+
+/// The periods a text names (see [`PERIODS`]), each once, in order.
+pub fn periods(text: &str) -> Vec<&'static str> {
+    let mut found = Vec::new();
+    for word in text.split(|c: char| !c.is_alphabetic()).map(str::to_lowercase) {
+        if let Some((period, _)) = PERIODS.iter().find(|(_, words)| words.contains(&word.as_str())) {
+            if !found.contains(period) {
+                found.push(*period);
+            }
+        }
+    }
+    found
+}
+
 /// "One" as a pronoun, not a count: after a determiner ("like one", "no
 /// one", "the one", "each one") or before a preposition, a relative
 /// pronoun or nothing ("one in /etc", "one of them").
@@ -341,9 +366,10 @@ fn unit_after(tokens: &[Token], at: usize) -> Option<(Unit, usize)> {
     if let Some(unit) = named(word(0)?) {
         return Some((unit, 1));
     }
-    let describing = tokens
-        .get(at)
-        .is_some_and(|t| !t.closes && t.lower.chars().all(char::is_alphabetic) && !is_stopword(&t.lower) && word_value(&t.lower).is_none());
+    // "30 business days" describes its unit; "5 per month" is a rate, a count of 5, not a duration.
+    let describing = tokens.get(at).is_some_and(|t| {
+        !t.closes && t.lower.chars().all(char::is_alphabetic) && !is_stopword(&t.lower) && word_value(&t.lower).is_none() && !matches!(t.lower.as_str(), "per" | "every")
+    });
     match word(1).and_then(named) {
         Some(unit @ Unit::Measure(_)) if describing => Some((unit, 2)),
         _ => None,
@@ -358,6 +384,13 @@ fn values(text: &str) -> Vec<(f64, Unit)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// "5 per month" counts five a month; it lasts no five months.
+    #[test]
+    fn a_rate_is_not_a_duration() {
+        assert_eq!(values("limited to 5 per month"), [(5.0, Unit::Plain)]);
+        assert_eq!(values("within 30 business days"), [(30.0, Unit::Measure("day"))]);
+    }
 
     /// Table: text -> the values and units read.
     #[test]

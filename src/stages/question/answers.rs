@@ -6,6 +6,7 @@
 use super::words::*;
 use super::{Ask, Kind};
 use crate::stages::evidence::Focus;
+use crate::stages::support;
 use crate::text::{self, names, Quantity, Unit};
 
 /// The share of the question's weight that the core sentence of an answer
@@ -100,15 +101,28 @@ impl Ask {
         if let Some(other) = sentences.iter().find_map(|s| self.other_subject(s, grounds.known).or_else(|| self.sibling(s, grounds.pairs))) {
             return Err(Miss::OtherSubject(other));
         }
+        if let Some(other) = sentences.iter().find_map(|s| self.other_period(s)) {
+            return Err(Miss::OtherCondition(other));
+        }
         // The question's numbers are the answer's, or its evidence's ("the parts of two version numbers").
         let unanswered = self.unanswered(&text::quantities(&format!("{answer}\n{}", grounds.cited)));
         if !unanswered.is_empty() && !matches!(self.kind, Kind::YesNo) {
             return Err(Miss::Quantities(unanswered));
         }
+        // "Can I take a call at 10 on a Tuesday?" is answered by a yes, a no, or the hours that decide it.
+        let answer_quantities = text::quantities(answer);
+        let meets = |asked: &Quantity| answer_quantities.iter().any(|q| q.unit == asked.unit || asked.agrees_with(q) || q.agrees_with(asked));
+        if self.kind == Kind::YesNo && !self.quantities.is_empty() && support::polarity(answer).is_none() && !self.quantities.iter().any(meets) {
+            return Err(Miss::Quantities(self.quantities.iter().map(|q| q.written.clone()).collect()));
+        }
         // "Yes" or "no" to what? The answer, or the source sentences it rests on, speak of the proposition.
         let stated = text::terms(&format!("{answer}\n{}", grounds.windows));
         if !self.proposition.is_empty() && !self.proposition.iter().any(|t| stated.contains(t)) {
             return Err(Miss::Kind(Kind::YesNo));
+        }
+        // "What happens to items nobody claims?" asks what the relation brings about: the answer speaks of it.
+        if self.kind == Kind::Open && !self.head.is_empty() && !self.head.iter().any(|t| stated.contains(t)) {
+            return Err(Miss::Kind(Kind::Open));
         }
         // A sentence is about the question when it shares a word or a name with
         // it, or opens the answer with a pronoun, which then points to the
@@ -185,6 +199,18 @@ impl Ask {
                 .find(|[other, head]| head.0 == noun.0 && other.0 != modifier.0 && written(&other.0, &head.0) && !self.focus.iter().any(|(f, _)| *f == other.0))
                 .map(|[other, head]| format!("{} {}", other.1, head.1))
         })
+    }
+
+    /// A sentence that states its fact under another period than the
+    /// question's: its condition ("If you pay annually, …", "On a monthly
+    /// plan, …") names a billing or calendar period the question does not,
+    /// where the question names another ("… if I pay month to month?").
+    fn other_period(&self, sentence: &str) -> Option<String> {
+        let asked = text::periods(&self.text);
+        let condition = condition(sentence)?;
+        let stated = text::periods(condition);
+        let other = stated.iter().find(|p| !asked.contains(p))?;
+        (!asked.is_empty() && !asked.iter().any(|p| stated.contains(p))).then(|| format!("{condition:?} ({other})"))
     }
 
     /// True when `unit` (a sentence, with its antecedent) could be the core of
@@ -276,6 +302,7 @@ impl Ask {
             Kind::Year => new_quantities.iter().any(Quantity::is_year),
             Kind::Money => new_quantities.iter().any(|q| matches!(q.unit, Unit::Money(_))) || has_phrase(FREE_PHRASES),
             Kind::Number => new_quantities.iter().any(|q| !matches!(q.unit, Unit::Weekday | Unit::Month | Unit::Clock | Unit::Ordinal)),
+            Kind::Count => new_quantities.iter().any(|q| matches!(q.unit, Unit::Plain | Unit::Measure(_))),
             Kind::Duration => new_quantities.iter().any(|q| q.unit.is_duration() || q.unit.is_length()),
             Kind::Distance => new_quantities.iter().any(|q| q.unit.is_length() || q.unit.is_duration()),
             Kind::Frequency => has_phrase(FREQUENCY_WORDS),
@@ -345,6 +372,8 @@ pub enum Miss {
     Judge { partly: bool, missing: Vec<String> },
     /// The question negates what it asks about ("items nobody claims"); the answer does not.
     Polarity,
+    /// It states its fact under another condition than the question's.
+    OtherCondition(String),
 }
 
 impl Miss {
@@ -359,6 +388,7 @@ impl Miss {
             Miss::Kind(kind) => format!("the question asks for {}, and the answer states none about it", kind.describe()),
             Miss::OtherSubject(name) => format!("the answer speaks of {name}, another subject than the question's"),
             Miss::Polarity => "the question asks about what is not done, and the answer speaks of what is".into(),
+            Miss::OtherCondition(condition) => format!("the answer states its fact under another condition than the question's: {condition}"),
             Miss::Judge { partly, missing } => {
                 let what = if *partly { "answers only part of the question" } else { "does not answer the question" };
                 match missing.is_empty() {
@@ -368,6 +398,21 @@ impl Miss {
             }
         }
     }
+}
+
+/// The condition a sentence states its fact under: a fronted adverbial or
+/// clause before its first comma ("If you pay annually, …", "On a monthly
+/// plan, …"), or a clause an "if", "when" or "unless" opens later on.
+fn condition(sentence: &str) -> Option<&str> {
+    const OPENERS: &[&str] = &["if", "when", "whenever", "unless", "once", "on", "for", "with", "during", "after", "before", "in"];
+    let first = sentence.split_whitespace().next()?.to_lowercase();
+    if OPENERS.contains(&first.as_str()) {
+        return sentence.split_once(',').map(|(condition, _)| condition);
+    }
+    let lower = sentence.to_lowercase();
+    let at = [" if ", " when ", " unless "].iter().filter_map(|w| lower.find(w)).min()?;
+    let rest = &sentence[at..];
+    Some(rest.split([',', ';']).next().unwrap_or(rest))
 }
 
 /// A clock time, a day, a month, a year, or a date ("the 5th").

@@ -21,8 +21,10 @@ pub enum Kind {
     Soon,
     /// how much does it cost, what is the price: an amount of money, or free.
     Money,
-    /// how many, how much (not money), how big: a number.
+    /// how much (not money), how big: a number.
     Number,
+    /// how many: a count of things, not an amount of money, a share or a time.
+    Count,
     /// how long: a duration or a length.
     Duration,
     /// how far: a length, or a duration ("how far ahead").
@@ -52,6 +54,7 @@ impl Kind {
             Kind::Soon => "a time or how long until it",
             Kind::Money => "an amount of money",
             Kind::Number => "a number",
+            Kind::Count => "a count",
             Kind::Duration => "a duration or length",
             Kind::Distance => "a distance",
             Kind::Frequency => "how often",
@@ -119,6 +122,8 @@ pub struct Ask {
     pub main_terms: Vec<String>,
     /// The asking clause negates its relation ("items *nobody* claims").
     pub negated: bool,
+    /// The question as read, with the corpus's synonyms.
+    pub text: String,
 }
 
 impl Ask {
@@ -178,6 +183,7 @@ impl Ask {
             variants,
             main_terms: main_terms(&words, &consumed_terms),
             negated: text::negations(&main_clause(&words).join(" ")) > 0,
+            text: question.to_string(),
             kind,
             type_noun,
             focus,
@@ -390,7 +396,7 @@ pub(super) fn asking_clause(question: &str) -> &str {
         return question;
     }
     let starts = question.char_indices().filter(|(_, c)| matches!(c, ';' | ':' | ',')).map(|(i, c)| i + c.len_utf8());
-    let asking: Vec<usize> = starts.filter(|&i| opens(&question[i..]).0).collect();
+    let asking: Vec<usize> = starts.filter(|&i| { let (wh, auxiliary) = opens(&question[i..]); wh || auxiliary }).collect();
     asking.last().map_or(question, |&i| question[i..].trim_start())
 }
 
@@ -469,7 +475,8 @@ pub(super) fn read_wh(words: &[String]) -> (Kind, Vec<String>) {
             // "how much notice …": the noun after "much" is what is counted, unless it is a price.
             "much" if !next(2).is_empty() && !AUXILIARIES.contains(&next(2)) && !text::stopwords::is_stopword(next(2)) && !PRICE_WORDS.contains(&next(2)) && !MONEY_NOUNS.contains(&next(2)) => one(Kind::Number, 1),
             "much" if PRICE_WORDS.iter().any(|p| words.iter().any(|w| w == p)) || AUXILIARIES.contains(&next(2)) => one(Kind::Money, 1),
-            "much" | "many" | "old" => one(Kind::Number, 1),
+            "many" => one(Kind::Count, 1),
+            "much" | "old" => one(Kind::Number, 1),
             "long" if next(2) == "ago" => one(Kind::Time, 2),
             "long" => one(Kind::Duration, 1),
             "far" => one(Kind::Distance, 1),
@@ -652,7 +659,7 @@ mod tests {
             ("What would a Flex Desk member pay per month?", Kind::Money),
             ("How much notice do I need to give?", Kind::Number),
             ("Is there a fee for paying late?", Kind::YesNo),
-            ("How many guests can I bring?", Kind::Number),
+            ("How many guests can I bring?", Kind::Count),
             ("How long is footage kept?", Kind::Duration),
             ("How far ahead can I book?", Kind::Distance),
             ("How often is the fridge emptied?", Kind::Frequency),
@@ -736,7 +743,8 @@ mod tests {
         assert_eq!(core("Can I use Billwren just to keep track of my budget?"), text::terms("Billwren use"));
         assert_eq!(core("What is charged if I return the projector overdue?"), Vec::<String>::new());
         assert_eq!(ask("I deleted my account and now I regret it. Is it too late to undo that?").kind, Kind::YesNo);
-        assert_eq!(ask("My friend is visiting, what's the wifi password for them?"), ask("My friend is visiting, what is the wifi password for them?"));
+        let unwritten = |a: Ask| Ask { text: String::new(), ..a };
+        assert_eq!(unwritten(ask("My friend is visiting, what's the wifi password for them?")), unwritten(ask("My friend is visiting, what is the wifi password for them?")));
         assert_eq!(ask("How much notice do members get before a price increase?").kind, Kind::Number);
         assert_eq!(ask("When a package lists keywords, through which variable does it get the command?").kind, Kind::Entity);
     }
