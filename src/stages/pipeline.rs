@@ -300,7 +300,9 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             },
             None => None,
         };
-        let mut hits = self.fuse(lookup.hits.clone(), vector.as_deref(), k).await?;
+        // A vector match under the floor is no nearer in meaning than any passage: it is not evidence.
+        let near: Option<Vec<(String, f64)>> = vector.as_ref().map(|v| v.iter().filter(|(_, s)| *s >= self.config.vector_min_score).cloned().collect());
+        let mut hits = self.fuse(lookup.hits.clone(), near.as_deref(), k).await?;
         let followed = self.follow(&hits).await?;
         hits.extend(followed);
         Ok(Ok(Retrieval { lookup, vector, hits, lexical_count }))
@@ -577,15 +579,17 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         meter.neurons += cost::neurons(cost::price(self.config, model), usage);
     }
 
-    /// The vector evidence floor: the best match must be close enough, and some
-    /// passage must share a term with the question.
+    /// No evidence to weigh: no passage shares a term with the question (the
+    /// vector matches under `VECTOR_MIN_SCORE` never enter the fusion, see
+    /// [`Pipeline::retrieve`]; the words of the passages that do decide).
     fn weak_vectors(&self, vector: Option<&[(String, f64)]>, lexical_count: usize) -> Option<String> {
         let vector = vector?;
         let best = vector.first().map_or(f64::NEG_INFINITY, |(_, s)| *s);
-        if best < self.config.vector_min_score {
-            return Some(format!("best vector match {best:.2} is under the floor {:.2}", self.config.vector_min_score));
+        match (lexical_count, best < self.config.vector_min_score) {
+            (0, true) => Some(format!("no passage shares a term with the question, and the best vector match {best:.2} is under the floor {:.2}", self.config.vector_min_score)),
+            (0, false) => Some("no passage shares a term with the question".to_string()),
+            _ => None,
         }
-        (lexical_count == 0).then(|| "no passage shares a term with the question".to_string())
     }
 
     /// Lexical and vector lists fused by reciprocal rank, cut to `top_k`.
