@@ -454,7 +454,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             .cloned()
             .collect();
         checks.extend(unchecked_sentences(&generated.answer, judged, &question_terms, &cited, &context));
-        checks.extend(polar_check(question, ask, &generated.answer, &cited, &known));
+        checks.extend(polar_check(ask, &generated.answer, &cited, &known));
         self.cap_unknown_names(&mut checks, hits).await?;
         self.report_scores(&checks, started, judge, f);
         let reading = Reading::OwnWords { judge: judgement.answers, missing: judgement.missing };
@@ -768,13 +768,13 @@ fn judge_verdict(answers: prompts::Answers, missing: &[String]) -> Result<(), Mi
 /// must find the question's numbers and names there, and neither may
 /// contradict the clause the proposition restates). Only a failed check adds
 /// a claim: the sentence itself is checked as every other is.
-fn polar_check(question: &str, ask: &Ask, answer: &str, cited: &[Hit], known: &[String]) -> Option<ClaimCheck> {
+fn polar_check(ask: &Ask, answer: &str, cited: &[Hit], known: &[String]) -> Option<ClaimCheck> {
     if ask.kind != Kind::YesNo {
         return None;
     }
     let affirmed = support::polarity(answer)?;
     let support: String = cited.iter().map(|h| h.text.as_str()).collect::<Vec<_>>().join("\n");
-    let proposition = question.trim_end_matches(['?', ' ']);
+    let proposition = ask.asking.trim_end_matches(['?', ' ']);
     // A "no" denies the proposition: it reads as the proposition negated after its auxiliary.
     let claimed = match (affirmed, proposition.split_once(' ')) {
         (false, Some((auxiliary, rest))) => format!("{auxiliary} not {rest}"),
@@ -784,6 +784,12 @@ fn polar_check(question: &str, ask: &Ask, answer: &str, cited: &[Hit], known: &[
     // the source then states another value, which is what the "no" says.
     let stated = text::quantities(&support);
     if !affirmed && !ask.quantities.iter().all(|q| stated.iter().any(|s| q.agrees_with(s))) {
+        return None;
+    }
+    // A "no" under the asker's own condition ("When an upload goes back to an
+    // older version, should the epoch be increased?") denies the proposition
+    // there, not where the source states it in general.
+    if !affirmed && ask.asking.len() < ask.text.len() {
         return None;
     }
     let headings: String = cited.iter().map(|h| h.section.as_str()).collect::<Vec<_>>().join(". ");
@@ -881,7 +887,7 @@ mod tests {
         let known = support::known_names(&source);
         let check = |question: &str, answer: &str| {
             let ask = Ask::parse(question, &Vocabulary::default());
-            polar_check(question, &ask, answer, &source, &known)
+            polar_check(&ask, answer, &source, &known)
         };
         assert!(check("Is a dog allowed in the kitchen?", "Yes.").is_some_and(|c| c.score <= support::CONTRADICTION_CAP), "yes to what the source denies");
         assert!(check("Is a dog allowed in the kitchen?", "No, dogs stay out of the kitchen.").is_none());

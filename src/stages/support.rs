@@ -284,24 +284,28 @@ fn counts_alike(claim: &str, q: &text::Quantity, passage: &str, s: &text::Quanti
 pub const ALIGNED: f64 = 0.75;
 
 /// The source clause a claim's clause is set against: the one holding most
-/// of its terms, if it holds [`ALIGNED`] of them. A clause the source does not
-/// state at all ("they don't roll over", where the source says only that they
-/// expire) aligns with nothing, so it cannot contradict anything: whether the
-/// source supports it is the entailment score's question, not this one's.
+/// of its terms, if it holds [`ALIGNED`] of them and they are half of its
+/// own. A clause the source does not state at all ("they don't roll over",
+/// where the source says only that they expire) aligns with nothing, so it
+/// cannot contradict anything: whether the source supports it is the
+/// entailment score's question, not this one's. Nor does a short claim set
+/// against a long clause whose negation sits in the part it does not
+/// restate ("the account is suspended" against "an account whose breach is
+/// not fixed … is suspended").
 fn aligned_clause<'a>(clause: &str, passage: &'a str) -> Option<&'a str> {
     let wanted = content_terms(clause);
-    let (shared, _, best) = text::clauses_of(passage)
+    let (shared, own, best) = text::clauses_of(passage)
         .into_iter()
         .map(|c| {
-            let terms = text::distinct_terms(c);
+            let terms: Vec<String> = content_terms(c).into_iter().filter(|t| text::negations(t) == 0).collect();
             // A word set against its antonym ("closed" for "open") is the same place in the clause.
             let holds = |t: &String| terms.contains(t) || opposites(t).iter().any(|o| terms.contains(o));
             let shared = wanted.iter().filter(|t| holds(t)).count();
             // Of two clauses holding as many of the claim's terms, the one with fewer terms of its own restates it.
-            (shared, -(terms.len() as i64), c)
+            (shared, terms.len(), c)
         })
-        .max_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(std::cmp::Ordering::Greater))?;
-    (shared >= 2 && shared as f64 >= ALIGNED * wanted.len() as f64).then_some(best)
+        .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(std::cmp::Ordering::Greater))?;
+    (shared >= 2 && shared as f64 >= ALIGNED * wanted.len() as f64 && 2 * shared >= own).then_some(best)
 }
 
 /// A claim without its opening answer particle ("No, the desk is …" is "the desk is …").

@@ -124,6 +124,10 @@ pub struct Ask {
     pub negated: bool,
     /// The question as read, with the corpus's synonyms.
     pub text: String,
+    /// The clause that asks, without a statement that sets the scene before
+    /// it ("can they book a meeting room?" in "My friend has a day pass; can
+    /// they book a meeting room?").
+    pub asking: String,
 }
 
 impl Ask {
@@ -184,6 +188,7 @@ impl Ask {
             main_terms: main_terms(&words, &consumed_terms),
             negated: text::negations(&main_clause(&words).join(" ")) > 0,
             text: question.to_string(),
+            asking: asked.to_string(),
             kind,
             type_noun,
             focus,
