@@ -335,6 +335,9 @@ fn report(name: &str, rows: &[Row], show: &[String]) {
     for r in rows.iter().filter(|r| show.contains(&r.case.split)) {
         if let Some(body) = r.right.as_ref().filter(|b| b.status != Status::Answered && r.case.answerable()) {
             println!("  RIGHT REFUSED {} ({}): {}\n    {}\n    {}", r.case.id, r.case.split, r.case.question, r.case.reference.as_deref().unwrap_or(""), why(body));
+            if std::env::var("GG_DEBUG").is_ok() {
+                println!("    retrieved {}", body.retrieval.iter().map(|h| h.passage_id.as_str()).collect::<Vec<_>>().join(","));
+            }
         }
         if let Some(body) = r.wrong.as_ref().filter(|b| b.status == Status::Answered) {
             println!(
