@@ -748,7 +748,7 @@ mod tests {
         assert_eq!(core("Can I use Billwren just to keep track of my budget?"), text::terms("Billwren use"));
         assert_eq!(core("What is charged if I return the projector overdue?"), Vec::<String>::new());
         assert_eq!(ask("I deleted my account and now I regret it. Is it too late to undo that?").kind, Kind::YesNo);
-        let unwritten = |a: Ask| Ask { text: String::new(), ..a };
+        let unwritten = |a: Ask| Ask { text: String::new(), asking: String::new(), ..a };
         assert_eq!(unwritten(ask("My friend is visiting, what's the wifi password for them?")), unwritten(ask("My friend is visiting, what is the wifi password for them?")));
         assert_eq!(ask("How much notice do members get before a price increase?").kind, Kind::Number);
         assert_eq!(ask("When a package lists keywords, through which variable does it get the command?").kind, Kind::Entity);
