@@ -239,7 +239,9 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
                 let windows = self.verified_windows(&f.claims, &hits);
                 let known = support::known_names(&hits);
                 let pairs: Vec<_> = hits.iter().flat_map(|h| text::modifier_pairs(&format!("{}.\n{}", h.section, h.text))).collect();
-                let grounds = Grounds { cited: &cited, windows: &windows, known: &known, pairs: &pairs };
+                let alignments = self.alignments(&answer_text, &f.claims, &hits);
+                let used: Vec<String> = hits.iter().flat_map(|h| text::terms(&format!("{}\n{}", h.section, h.text))).collect();
+                let grounds = Grounds { cited: &cited, windows: &windows, known: &known, pairs: &pairs, alignments: &alignments, used: &used };
                 answer_terms.extend(text::terms(&cited));
                 (judge_verdict(*judge, missing).and_then(|()| ask.answers_in_own_words(&focus, &answer_text, &grounds)), 0.0)
             }
@@ -513,6 +515,20 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             }
         }
         out.join("\n")
+    }
+
+    /// Each sentence of the answer with the stretches of the verified cited
+    /// passages it restates (see [`support::aligned_neighbourhood`]; one per
+    /// passage, since a statement may run on across a passage's end).
+    fn alignments(&self, answer: &str, checks: &[ClaimCheck], hits: &[Hit]) -> Vec<(String, String)> {
+        let cited: Vec<&Hit> = hits.iter().filter(|h| checks.iter().any(|c| c.score >= self.config.gate_min_claim && c.supporting.contains(&h.id))).collect();
+        text::sentences(answer)
+            .into_iter()
+            .map(|sentence| {
+                let stretches: Vec<String> = cited.iter().filter_map(|h| support::aligned_neighbourhood(sentence, &h.text)).collect();
+                (sentence.to_string(), stretches.join("\n"))
+            })
+            .collect()
     }
 
     /// The entail and sanity stages' report.

@@ -372,7 +372,7 @@ fn negated_comparative(clause: &str) -> bool {
 /// The distinct terms of a text that say what it is about: not numbers
 /// (checked as quantities), not function words ("can", "get", "instead":
 /// how a statement holds, which a restatement need not repeat).
-fn content_terms(text: &str) -> Vec<String> {
+pub fn content_terms(text: &str) -> Vec<String> {
     let function: Vec<String> = lower_words(text).into_iter().filter(|w| is_function_word(w)).flat_map(|w| text::terms(&w)).collect();
     text::distinct_terms(text).into_iter().filter(|t| !text::is_numeric(t) && !function.contains(t)).collect()
 }
@@ -548,16 +548,33 @@ fn nearest_before<'n>(text: &str, names: &'n [String]) -> Option<&'n String> {
 /// The sentence of `passage` that shares the most content terms with
 /// `claim`: where the passage states what the claim says.
 pub fn aligned_sentence<'a>(claim: &str, passage: &'a str) -> Option<&'a str> {
+    let sentences = text::sentences(passage);
+    aligned_at(claim, &sentences).map(|at| sentences[at])
+}
+
+/// The sentence [`aligned_sentence`] finds with the sentences on either
+/// side of it: what one statement of the passage may draw on (two facts of
+/// neighbouring sentences are one answer). A sentence that ends in a colon
+/// goes on in the list after it ("… have seven fields; namely: 1. Minute …").
+pub fn aligned_neighbourhood(claim: &str, passage: &str) -> Option<String> {
+    let sentences = text::sentences(passage);
+    let at = aligned_at(claim, &sentences)?;
+    let end = if sentences[at].ends_with(':') { sentences.len() } else { (at + 2).min(sentences.len()) };
+    Some(sentences[at.saturating_sub(1)..end].join(" "))
+}
+
+fn aligned_at(claim: &str, sentences: &[&str]) -> Option<usize> {
     let wanted = content_terms(claim);
-    text::sentences(passage)
-        .into_iter()
-        .map(|sentence| {
+    sentences
+        .iter()
+        .enumerate()
+        .map(|(i, sentence)| {
             let terms = text::terms(sentence);
-            (wanted.iter().filter(|t| terms.contains(t)).count(), sentence)
+            (wanted.iter().filter(|t| terms.contains(t)).count(), i)
         })
         .filter(|(shared, _)| *shared > 0)
         .max_by(|a, b| a.0.cmp(&b.0).then(std::cmp::Ordering::Greater))
-        .map(|(_, sentence)| sentence)
+        .map(|(_, i)| i)
 }
 
 /// The opening words of a sentence, where English puts its subject.

@@ -242,6 +242,14 @@ pub fn clauses_of(text: &str) -> Vec<&str> {
     sentences(text).into_iter().flat_map(clauses).collect()
 }
 
+/// The terms of each two words a text writes side by side, closed up into
+/// one ("user name" is `usernam`): English writes a compound spaced or
+/// closed, and a text that writes it spaced states the closed word.
+pub fn closed_pairs(text: &str) -> Vec<String> {
+    let words: Vec<&str> = text.split(|c: char| !c.is_alphabetic()).filter(|w| !w.is_empty()).collect();
+    words.windows(2).filter_map(|pair| terms(&pair.concat()).pop()).collect()
+}
+
 /// The particles of English phrasal verbs that close up into a noun: "back
 /// up" is a "backup", "log in" a "login", "sign up" a "signup".
 const PARTICLES: &[&str] = &["up", "down", "in", "out", "off", "over", "on"];

@@ -144,7 +144,40 @@ impl Ask {
         if !states {
             return Err(Miss::Kind(self.kind));
         }
+        if let Some(moved) = self.moved_filler(grounds) {
+            return Err(Miss::Unstated(moved));
+        }
         Ok(())
+    }
+
+    /// Who, where, which: the answer's filler of the asked slot must be what
+    /// the source says there. A clause stating the asked kind that brings in
+    /// words of the corpus the stretch it restates does not hold ("follow the
+    /// instructions of the *reception staff*", where the source says "of the
+    /// fire wardens"; "handled by *reception*", where it says "by the
+    /// community manager") moves a fact from elsewhere. Words the corpus
+    /// never uses are the model's own wording.
+    fn moved_filler(&self, grounds: &Grounds<'_>) -> Option<Vec<String>> {
+        if !matches!(self.kind, Kind::Person | Kind::Place | Kind::Entity) {
+            return None;
+        }
+        let asked: Vec<&String> = self.focus.iter().map(|(t, _)| t).collect();
+        // The first clause that states the asked kind is the answer's filler; later ones add to it.
+        let (clause, source) = grounds.alignments.iter().find_map(|(sentence, source)| {
+            let sentence_names = names(sentence);
+            text::clauses_of(sentence)
+                .into_iter()
+                .find(|clause| self.clause_states(clause, &text::terms(clause), &sentence_names) || self.generously_states(clause))
+                .map(|clause| (clause.to_string(), source))
+        })?;
+        // "username" is stated by "user name": a compound the source writes apart.
+        let mut source_terms = text::terms(source);
+        source_terms.extend(text::closed_pairs(source));
+        let moved: Vec<String> = support::content_terms(&clause)
+            .into_iter()
+            .filter(|t| !asked.contains(&t) && !source_terms.contains(t) && grounds.used.contains(t))
+            .collect();
+        (!moved.is_empty()).then_some(moved)
     }
 
     /// The readings of the asked kind that a model's own words need: a
@@ -348,6 +381,11 @@ pub struct Grounds<'a> {
     pub known: &'a [String],
     /// The modifier pairs the retrieved passages write ([`text::modifier_pairs`]).
     pub pairs: &'a [[(String, String); 2]],
+    /// Each sentence of the answer with the stretch of its cited passages it
+    /// restates (see [`support::aligned_neighbourhood`]).
+    pub alignments: &'a [(String, String)],
+    /// The terms the retrieved passages use.
+    pub used: &'a [String],
 }
 
 /// Why an answer does not answer the question.
@@ -374,6 +412,8 @@ pub enum Miss {
     Polarity,
     /// It states its fact under another condition than the question's.
     OtherCondition(String),
+    /// What it gives for the asked slot is not what the passage it restates says there.
+    Unstated(Vec<String>),
 }
 
 impl Miss {
@@ -389,6 +429,7 @@ impl Miss {
             Miss::OtherSubject(name) => format!("the answer speaks of {name}, another subject than the question's"),
             Miss::Polarity => "the question asks about what is not done, and the answer speaks of what is".into(),
             Miss::OtherCondition(condition) => format!("the answer states its fact under another condition than the question's: {condition}"),
+            Miss::Unstated(words) => format!("the answer brings in {} from elsewhere in the documents; the passage it restates says otherwise", words.join(", ")),
             Miss::Judge { partly, missing } => {
                 let what = if *partly { "answers only part of the question" } else { "does not answer the question" };
                 match missing.is_empty() {
@@ -543,7 +584,9 @@ mod tests {
             let focus = Focus::new(&ask.focus, &vec![1; ask.focus.len()], 40);
             let known = crate::text::names(cited);
             let pairs = crate::text::modifier_pairs(cited);
-            ask.answers_in_own_words(&focus, answer, &Grounds { cited, windows: cited, known: &known, pairs: &pairs })
+            let alignments: Vec<(String, String)> = crate::text::sentences(answer).into_iter().map(|s| (s.to_string(), cited.to_string())).collect();
+            let used = crate::text::terms(cited);
+            ask.answers_in_own_words(&focus, answer, &Grounds { cited, windows: cited, known: &known, pairs: &pairs, alignments: &alignments, used: &used })
         };
         let cited = "The member pays for any damage a guest causes at Harbor Commons.";
         assert!(in_own_words("Who pays if a guest breaks something?", "You do: the member pays for damage their guest causes.", cited).is_ok());
