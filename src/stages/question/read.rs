@@ -255,6 +255,8 @@ pub(super) fn frame_positions(words: &[String]) -> Vec<bool> {
                 || INDEFINITE_PRONOUNS.contains(&w)
                 || (REQUEST_VERBS.contains(&w) && matches!(next, "me" | "us" | "you" | "if" | "whether" | "what" | "how" | "when" | "where" | "why" | "who" | "which"))
                 || (w == "know" && before == "you")
+                // "Who do I talk to about …": the verb of asking frames what is asked about.
+                || (COMMUNICATION_VERBS.contains(&w) && matches!(next, "to" | "with" | "about"))
                 || PREPOSITIONS.contains(&w)
                 || w == "please"
                 // The object pronoun the Snowball list leaves out.
@@ -307,8 +309,10 @@ pub(super) fn predicate(words: &[String], consumed: &[String], name_terms: &[Str
     match words.get(after) {
         Some(next) if !AUXILIARIES.contains(&next.as_str()) && content(after) => term(after).into_iter().collect(),
         Some(_) => {
-            // A second question joined on ("… cost, and how many …") has a predicate of its own.
-            let joined = words[after..].windows(2).position(|w| matches!(w[0].as_str(), "and" | "or") && WH_WORDS.contains(&w[1].as_str()));
+            // A second question joined on ("… cost, and how many …", "… my car, and is parking free") has a predicate of its own.
+            let joined = words[after..]
+                .windows(2)
+                .position(|w| matches!(w[0].as_str(), "and" | "or") && (WH_WORDS.contains(&w[1].as_str()) || AUXILIARIES.contains(&w[1].as_str())));
             let tail = &words[after..after + joined.unwrap_or(words.len() - after)];
             // "… charged if I return the projector late": a subordinate clause conditions the question.
             let tail = &tail[..tail.iter().position(|w| SUBORDINATORS.contains(&w.as_str())).unwrap_or(tail.len())];
@@ -325,8 +329,19 @@ pub(super) fn predicate(words: &[String], consumed: &[String], name_terms: &[Str
                 end = p;
             }
             let relative = tail.iter().position(|w| matches!(w.as_str(), "who" | "whom" | "whose" | "that" | "which"));
-            let mut found: Vec<String> = last_content(after, after + end).into_iter().collect();
+            // "Where can I park my car": after a pronoun subject, the verb opens the predicate.
+            // (Past a preposition it is a phrase's object: "who do I talk to about *renting* …" has no verb of its own.)
+            let verb = tail
+                .get(1)
+                .filter(|w| PERSONAL_PRONOUNS.contains(&w.as_str()))
+                .and_then(|_| (after + 2..after + end).find(|&i| content(i) || PREPOSITIONS.contains(&words[i].as_str())))
+                .filter(|&i| content(i))
+                .and_then(term);
+            let mut found: Vec<String> = verb.or_else(|| last_content(after, after + end)).into_iter().collect();
             found.extend(relative.and_then(|r| last_content(after, after + r)).filter(|t| !found.contains(t)));
+            // The joined question's own predicate: the last content word of its asking part ("… and is there a *deadline*").
+            let rest = joined.map(|j| after + j + 2);
+            found.extend(rest.and_then(|from| last_content(from, words.len())).filter(|t| !found.contains(t)));
             found
         }
         None => Vec::new(),
