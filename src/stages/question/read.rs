@@ -122,6 +122,10 @@ pub struct Ask {
     pub main_terms: Vec<String>,
     /// The asking clause negates its relation ("items *nobody* claims").
     pub negated: bool,
+    /// The head of a second question joined on with "and" or "or" ("…, and
+    /// is there a *deadline*?"): part of the core, though the first part's
+    /// predicate alone decides which clause answers the first.
+    pub joined: Vec<String>,
     /// The question as read, with the corpus's synonyms.
     pub text: String,
     /// The clause that asks, without a statement that sets the scene before
@@ -178,6 +182,7 @@ impl Ask {
         let skip: &[&str] = if kind == Kind::Money { PRICE_WORDS } else { &[] };
         let conjuncts = conjuncts(question, &names);
         let predicate = predicate(&words, &consumed, &name_terms, skip);
+        let joined = joined_head(&words);
         let head = head_phrase(&words, &predicate, kind == Kind::YesNo);
         let proposition = if kind == Kind::YesNo { proposition(&words) } else { Vec::new() };
         Ask {
@@ -186,6 +191,7 @@ impl Ask {
             proposition,
             variants,
             main_terms: main_terms(&words, &consumed_terms),
+            joined,
             negated: text::negations(&main_clause(&words).join(" ")) > 0,
             text: question.to_string(),
             asking: asked.to_string(),
@@ -216,7 +222,7 @@ impl Ask {
     /// its own; any other unknown word only frames the question (see
     /// [`Focus::framed`]).
     pub fn core_terms(&self) -> Vec<String> {
-        self.names.iter().chain(&self.options).flat_map(|n| text::terms(n)).chain(self.head.iter().cloned()).collect()
+        self.names.iter().chain(&self.options).flat_map(|n| text::terms(n)).chain(self.head.iter().cloned()).chain(self.joined.iter().cloned()).collect()
     }
 
     /// The focus terms that are not part of a name: the relation asked about
@@ -255,8 +261,6 @@ pub(super) fn frame_positions(words: &[String]) -> Vec<bool> {
                 || INDEFINITE_PRONOUNS.contains(&w)
                 || (REQUEST_VERBS.contains(&w) && matches!(next, "me" | "us" | "you" | "if" | "whether" | "what" | "how" | "when" | "where" | "why" | "who" | "which"))
                 || (w == "know" && before == "you")
-                // "Who do I talk to about …": the verb of asking frames what is asked about.
-                || (COMMUNICATION_VERBS.contains(&w) && matches!(next, "to" | "with" | "about"))
                 || PREPOSITIONS.contains(&w)
                 || w == "please"
                 // The object pronoun the Snowball list leaves out.
@@ -339,13 +343,26 @@ pub(super) fn predicate(words: &[String], consumed: &[String], name_terms: &[Str
                 .and_then(term);
             let mut found: Vec<String> = verb.or_else(|| last_content(after, after + end)).into_iter().collect();
             found.extend(relative.and_then(|r| last_content(after, after + r)).filter(|t| !found.contains(t)));
-            // The joined question's own predicate: the last content word of its asking part ("… and is there a *deadline*").
-            let rest = joined.map(|j| after + j + 2);
-            found.extend(rest.and_then(|from| last_content(from, words.len())).filter(|t| !found.contains(t)));
             found
         }
         None => Vec::new(),
     }
+}
+
+/// The head of a joined second question (see [`Ask::joined`]): the last
+/// content word of what follows its "and" or "or" and wh-word or auxiliary.
+pub(super) fn joined_head(words: &[String]) -> Vec<String> {
+    let Some(at) = words.windows(2).position(|w| matches!(w[0].as_str(), "and" | "or") && (WH_WORDS.contains(&w[1].as_str()) || AUXILIARIES.contains(&w[1].as_str()))) else {
+        return Vec::new();
+    };
+    let frame = frame_positions(words);
+    (at + 2..words.len())
+        .rev()
+        .find(|&i| !frame[i] && !is_peripheral(&words[i]) && !text::stopwords::is_stopword(&words[i]) && !AUXILIARIES.contains(&words[i].as_str()))
+        .and_then(|i| text::terms(&words[i]).pop())
+        .filter(|t| !text::is_numeric(t))
+        .into_iter()
+        .collect()
 }
 
 /// The head of the asked relation (see [`Ask::head`]): the runs of content

@@ -23,8 +23,6 @@ pub(super) const SUBORDINATORS: &[&str] = &["if", "unless", "because", "although
 /// Request frames addressed to the system ("tell me", "do you know", "let me
 /// know"): the verb is the asking, not the topic.
 pub(super) const REQUEST_VERBS: &[&str] = &["tell", "know", "wonder", "please", "explain", "let"];
-/// Verbs of talking to someone: in "who do I talk to about X" the question is about X.
-pub(super) const COMMUNICATION_VERBS: &[&str] = &["talk", "speak", "chat", "write", "turn", "go", "reach", "contact"];
 pub(super) const WH_WORDS: &[&str] = &["who", "whom", "whose", "what", "which", "when", "where", "why", "how"];
 
 /// Words that ask for a price (English's verbs and nouns of paying).
