@@ -270,6 +270,10 @@ impl Models for BenchModels {
         scored.truncate(k);
         Ok(scored)
     }
+
+    async fn vectors(&self, _: &Scope, ids: &[String]) -> Result<Vec<(String, Vec<f32>)>, ModelError> {
+        Ok(self.index.iter().filter(|(id, _)| ids.contains(id)).cloned().collect())
+    }
 }
 
 struct FixedClock;

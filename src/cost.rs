@@ -78,6 +78,18 @@ pub fn embed_bound(text: &str) -> Usage {
     Usage { input_tokens: text.len() as u64 + TOKENS_PER_MESSAGE, output_tokens: 0 }
 }
 
+/// The most words of a question the corpus never uses that are embedded in
+/// the question's own call, to be read by meaning (see [`question_embed_bound`]).
+pub const MAX_MEANING_WORDS: usize = 8;
+
+/// The bound of a question's embedding call: the question, and up to
+/// [`MAX_MEANING_WORDS`] of its words beside it (their bytes are the
+/// question's, each text adds its own template tokens).
+pub fn question_embed_bound(question: &str) -> Usage {
+    let question_bound = embed_bound(question);
+    Usage { input_tokens: 2 * question_bound.input_tokens + MAX_MEANING_WORDS as u64 * TOKENS_PER_MESSAGE, output_tokens: 0 }
+}
+
 /// The largest inputs a request can carry, each at its hard bound, written in
 /// the characters that take the most bytes once fenced (`<` escapes to `&lt;`,
 /// four bytes; no character takes more than four).
@@ -148,13 +160,14 @@ pub fn bounds_by_model(config: &Config) -> Vec<ModelBound> {
         call(role, &messages, &schema) + call(role, &repair, &schema)
     };
     let bound = |role: Role, neurons: f64| ModelBound { role: role.as_str(), model: config.chat_model(role).to_string(), neurons };
-    // The rewrite's query is at most a question's length.
-    let embeddings = if config.query_rewrite { 2.0 } else { 1.0 };
+    // The question with its words read by meaning, and the rewrite's query (at most a question's length).
+    let embedding_price = price(config, &config.embedding_model);
+    let rewritten = if config.query_rewrite { neurons(embedding_price, embed_bound(&worst.question)) } else { 0.0 };
     let mut bounds = vec![
         ModelBound {
             role: "embedding",
             model: config.embedding_model.clone(),
-            neurons: embeddings * neurons(price(config, &config.embedding_model), embed_bound(&worst.question)),
+            neurons: neurons(embedding_price, question_embed_bound(&worst.question)) + rewritten,
         },
         bound(Role::Generator, with_repair(Role::Generator, prompts::answer_messages(&worst.question, &worst.hits), prompts::answer_schema(), prompts::ANSWER_SHAPE)),
         bound(Role::Judge, with_repair(Role::Judge, prompts::judge_messages(&worst.question, &worst.answer, &worst.hits), prompts::judge_schema(), prompts::JUDGE_SHAPE)),

@@ -376,6 +376,12 @@ impl Models for ScriptedModels {
         Self::usage(behavior, Usage::default())?;
         Ok(self.nearest_ids.iter().take(k).enumerate().map(|(i, id)| (id.clone(), 0.9 - i as f64 * 0.01)).collect())
     }
+
+    async fn vectors(&self, _: &Scope, ids: &[String]) -> Result<Vec<(String, Vec<f32>)>, ModelError> {
+        let behavior = self.next();
+        Self::usage(behavior, Usage::default())?;
+        Ok(ids.iter().map(|id| (id.clone(), vec![0.0; self.dimensions])).collect())
+    }
 }
 
 /// A clock that moves one millisecond each time it is read.

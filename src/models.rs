@@ -113,6 +113,9 @@ pub trait Models {
     /// The `k` nearest passages to `vector` within `scope`: (passage id,
     /// similarity), best first.
     async fn nearest(&self, scope: &Scope, vector: &[f32], k: usize) -> Result<Vec<(String, f64)>, ModelError>;
+    /// The stored vectors of these passages in `scope` (any order; ids it
+    /// does not hold are left out).
+    async fn vectors(&self, scope: &Scope, ids: &[String]) -> Result<Vec<(String, Vec<f32>)>, ModelError>;
 }
 
 /// The local engine has no models. Uninhabited: a `Pipeline` over it can hold
@@ -127,6 +130,9 @@ impl Models for NoModels {
         match *self {}
     }
     async fn nearest(&self, _: &Scope, _: &[f32], _: usize) -> Result<Vec<(String, f64)>, ModelError> {
+        match *self {}
+    }
+    async fn vectors(&self, _: &Scope, _: &[String]) -> Result<Vec<(String, Vec<f32>)>, ModelError> {
         match *self {}
     }
 }

@@ -172,3 +172,56 @@ fn unknown_words_refuse_at_the_core_only() {
     let evidence = dog.stages.iter().find(|s| s.name == StageName::Evidence).unwrap();
     assert!(!evidence.detail.contains("never mentions"), "the framing words decided: {}", evidence.detail);
 }
+
+/// A model whose embeddings are scripted: "near" words point where the
+/// passages do, everything else elsewhere; it records what it embeds.
+struct MeaningModels {
+    near: Vec<&'static str>,
+    embedded: std::cell::RefCell<Vec<Vec<String>>>,
+}
+
+const PASSAGE_DIRECTION: [f32; 2] = [1.0, 0.0];
+const ELSEWHERE: [f32; 2] = [0.0, 1.0];
+
+impl groundgate::models::Models for MeaningModels {
+    async fn embed(&self, texts: &[String]) -> Result<groundgate::models::Embeddings, groundgate::models::ModelError> {
+        self.embedded.borrow_mut().push(texts.to_vec());
+        let vectors = texts.iter().map(|t| if self.near.contains(&t.as_str()) { PASSAGE_DIRECTION.to_vec() } else { ELSEWHERE.to_vec() }).collect();
+        Ok(groundgate::models::Embeddings { vectors, usage: groundgate::models::Reported::default() })
+    }
+    async fn chat(&self, _: groundgate::models::Role, _: &[groundgate::models::Message], _: &serde_json::Value, _: u32) -> Result<groundgate::models::Reply, groundgate::models::ModelError> {
+        // The evidence gate decides before any answer is composed; an empty answer ends there.
+        Ok(groundgate::models::Reply { text: r#"{"answer": "", "citations": []}"#.into(), usage: groundgate::models::Reported::default() })
+    }
+    async fn nearest(&self, _: &groundgate::corpus::workspace::Scope, _: &[f32], _: usize) -> Result<Vec<(String, f64)>, groundgate::models::ModelError> {
+        Ok(vec![("rules-01".into(), 0.9)])
+    }
+    async fn vectors(&self, _: &groundgate::corpus::workspace::Scope, ids: &[String]) -> Result<Vec<(String, Vec<f32>)>, groundgate::models::ModelError> {
+        Ok(ids.iter().map(|id| (id.clone(), PASSAGE_DIRECTION.to_vec())).collect())
+    }
+}
+
+/// On Workers AI the question's words the corpus never uses are embedded in
+/// the question's own call and count as covered when they lie near a
+/// retrieved passage; far from it, they only lower coverage, and the
+/// evidence gate refuses.
+#[test]
+fn words_the_corpus_never_uses_are_read_by_meaning() {
+    let corpus = MemoryCorpus::new(&[("rules.md".into(), "# Rules\n\n## Dogs\nDogs are allowed on Fridays.".into())]);
+    let config = Config { engine: groundgate::config::Engine::WorkersAi, embedding_dimensions: 2, ..Config::default() };
+    let state = futures::executor::block_on(corpus.state()).unwrap();
+    let question = "Are dogs allowed in the cowork hub?";
+    let evidence = |near: Vec<&'static str>| {
+        let models = MeaningModels { near, embedded: Default::default() };
+        let pipeline = Pipeline { corpus: &corpus, clock: &FixedClock, config: &config, models: Some(&models), scope: groundgate::corpus::workspace::Scope::Shared };
+        let r = futures::executor::block_on(pipeline.run("req-1", question, &state, Stages::new())).unwrap();
+        let stage = r.stages.iter().find(|s| s.name == StageName::Evidence).unwrap().clone();
+        (stage, models.embedded.into_inner())
+    };
+    let (near, calls) = evidence(vec!["cowork", "hub"]);
+    assert_eq!(calls[0], [question, "cowork", "hub"], "one call: the question and its unknown words");
+    assert_eq!(near.status, groundgate::api::response::StageStatus::Passed, "{}", near.detail);
+    let (far, _) = evidence(vec![]);
+    assert_eq!(far.status, groundgate::api::response::StageStatus::Refused, "{}", far.detail);
+    assert!(far.detail.contains("missing: cowork, hub"), "{}", far.detail);
+}

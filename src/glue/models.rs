@@ -54,6 +54,15 @@ struct Match {
     score: f64,
 }
 
+#[derive(Deserialize)]
+struct Stored {
+    id: String,
+    #[serde(default)]
+    values: Vec<f32>,
+    #[serde(default)]
+    metadata: Option<Value>,
+}
+
 /// Workers AI's rate-limit and allocation errors are refusals, not faults: the
 /// request is refused and nothing retries (no retry storm).
 fn classify(error: CallError) -> ModelError {
@@ -102,5 +111,13 @@ impl Models for WorkersAi<'_> {
         let filter = serde_json::json!({ "scope": { "$in": scope.tokens() } });
         let out: QueryOutput = self.bounded(self.index.nearest(vector, k, &filter)).await?;
         Ok(out.matches.into_iter().map(|m| (m.id, m.score)).collect())
+    }
+
+    async fn vectors(&self, scope: &Scope, ids: &[String]) -> Result<Vec<(String, Vec<f32>)>, ModelError> {
+        let out: Vec<Stored> = self.bounded(self.index.by_ids(ids)).await?;
+        // Only vectors of the request's scope are read, as only they are searched.
+        let tokens = scope.tokens();
+        let in_scope = |v: &Stored| v.metadata.as_ref().and_then(|m| m.get("scope")).and_then(Value::as_str).is_some_and(|s| tokens.iter().any(|t| t == s));
+        Ok(out.into_iter().filter(|v| !v.values.is_empty() && in_scope(v)).map(|v| (v.id, v.values)).collect())
     }
 }

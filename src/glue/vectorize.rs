@@ -1,4 +1,4 @@
-//! The `VECTORIZE` binding: `query`, `upsert`, `deleteByIds`, `describe`. The
+//! The `VECTORIZE` binding: `query`, `getByIds`, `upsert`, `deleteByIds`, `describe`. The
 //! `worker` crate has no Vectorize API, so this extern type is called on the raw
 //! binding object.
 
@@ -16,6 +16,8 @@ extern "C" {
     pub type VectorizeBinding;
     #[wasm_bindgen(method, catch)]
     fn query(this: &VectorizeBinding, vector: &JsValue, options: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = getByIds)]
+    fn get_by_ids(this: &VectorizeBinding, ids: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch)]
     fn upsert(this: &VectorizeBinding, vectors: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = deleteByIds)]
@@ -33,6 +35,11 @@ impl VectorizeBinding {
     pub async fn nearest<O: DeserializeOwned>(&self, vector: &[f32], top_k: usize, filter: &serde_json::Value) -> Result<O, CallError> {
         let options = serde_json::json!({ "topK": top_k, "returnValues": false, "returnMetadata": "none", "filter": filter });
         settle(self.query(&to_js(&vector)?, &to_js(&options)?)).await
+    }
+
+    /// The stored vectors with these ids, their values included.
+    pub async fn by_ids<O: DeserializeOwned>(&self, ids: &[String]) -> Result<O, CallError> {
+        settle(self.get_by_ids(&to_js(&ids)?)).await
     }
 
     pub async fn put<V: Serialize>(&self, vectors: &[V]) -> Result<serde_json::Value, CallError> {

@@ -21,6 +21,9 @@ pub struct FocusTerm {
     /// A word the corpus never uses that frames the question ("the coworking
     /// space") rather than naming what it asks (see [`Focus::framed`]).
     pub framing: bool,
+    /// A framing word whose meaning lies near a retrieved passage (Workers
+    /// AI): covered wherever that passage is (see [`Focus::meant`]).
+    pub by_meaning: bool,
 }
 
 /// The question's terms, weighted by how specific they are in this corpus.
@@ -47,6 +50,7 @@ impl Focus {
                 doc_freq: df,
                 weight: (1.0 + n / (f64::from(df) + 0.5)).ln(),
                 framing: false,
+                by_meaning: false,
             })
             .collect();
         Focus { terms }
@@ -90,6 +94,16 @@ impl Focus {
         self
     }
 
+    /// Marks the framing words whose meaning a retrieved passage holds
+    /// (`meant`, read by the embedding model): they count as covered. A word
+    /// of the question's core the corpus never uses still refuses.
+    pub fn meant(mut self, meant: &[String]) -> Focus {
+        for t in self.terms.iter_mut().filter(|t| t.framing && meant.contains(&t.term)) {
+            t.by_meaning = true;
+        }
+        self
+    }
+
     pub fn is_empty(&self) -> bool {
         self.terms.is_empty()
     }
@@ -113,13 +127,13 @@ impl Focus {
         if total == 0.0 {
             return 0.0;
         }
-        let covered: f64 = self.terms.iter().filter(|t| present.contains(&t.term)).map(|t| t.weight).sum();
+        let covered: f64 = self.terms.iter().filter(|t| t.by_meaning || present.contains(&t.term)).map(|t| t.weight).sum();
         covered / total
     }
 
     /// The question's words whose terms are missing from `present`, most specific first.
     pub fn missing(&self, present: &[String]) -> Vec<&str> {
-        let mut missing: Vec<&FocusTerm> = self.terms.iter().filter(|t| !present.contains(&t.term)).collect();
+        let mut missing: Vec<&FocusTerm> = self.terms.iter().filter(|t| !t.by_meaning && !present.contains(&t.term)).collect();
         missing.sort_by(|a, b| b.weight.total_cmp(&a.weight));
         missing.into_iter().map(|t| t.word.as_str()).collect()
     }

@@ -166,7 +166,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         let started = self.clock.now_ms();
         let ask = Ask::parse(question, vocabulary);
         let keyed = &ask.focus;
-        let Retrieval { lookup, vector, hits, lexical_count } = match self.retrieve(question, keyed, self.config.top_k, &mut f.meter).await? {
+        let Retrieval { lookup, vector, hits, lexical_count, meant } = match self.retrieve(question, keyed, self.config.top_k, Unknown::ByMeaning, &mut f.meter).await? {
             Ok(retrieval) => retrieval,
             Err(e) => return Ok(self.model_failed(f, StageName::Retrieve, started, &e)),
         };
@@ -184,7 +184,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
 
         // evidence gate, with one rewrite when the passages cover too little
         let started = self.clock.now_ms();
-        let focus = Focus::new(keyed, &lookup.doc_freqs, lookup.total_passages).spelled(&ask.variants).framed(&ask.core_terms());
+        let focus = Focus::new(keyed, &lookup.doc_freqs, lookup.total_passages).spelled(&ask.variants).framed(&ask.core_terms()).meant(&meant);
         let mut hits = hits;
         let mut verdict = match self.weak_vectors(vector.as_deref(), lexical_count) {
             Some(why) => Evidence::Insufficient { coverage: 0.0, why, weak: false },
@@ -283,31 +283,65 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
     pub async fn search(&self, query: &str, vocabulary: &Vocabulary, k: usize) -> Result<(Result<Vec<Retrieved>, ModelError>, Meter), ApiError> {
         let mut meter = Meter::default();
         let ask = Ask::parse(query, vocabulary);
-        let found = self.retrieve(query, &ask.focus, k, &mut meter).await?;
+        let found = self.retrieve(query, &ask.focus, k, Unknown::AsWords, &mut meter).await?;
         Ok((found.map(|r| r.hits.iter().map(retrieved).collect()), meter))
     }
 
     /// BM25 (and, with models, the vector index) for `k` passages, fused.
-    async fn retrieve(&self, question: &str, keyed: &[(String, String)], k: usize, meter: &mut Meter) -> Result<Result<Retrieval, ModelError>, ApiError> {
+    /// Read `ByMeaning` (a question to `/ask`, on Workers AI), the question's
+    /// words the corpus never uses are embedded in the question's own call,
+    /// and those near a retrieved passage are returned as `meant`.
+    async fn retrieve(&self, question: &str, keyed: &[(String, String)], k: usize, reading: Unknown, meter: &mut Meter) -> Result<Result<Retrieval, ModelError>, ApiError> {
         let terms: Vec<String> = keyed.iter().map(|(t, _)| t.clone()).collect();
         let lookup = match retrieve::match_expression(&terms) {
             Some(expression) => self.corpus.lookup(&self.scope, &self.query(&terms, &expression, k)).await?,
             None => Lookup::default(),
         };
         let lexical_count = lookup.hits.len();
-        let vector = match self.models {
-            Some(models) => match self.nearest(models, question, k, meter).await {
-                Ok(matches) => Some(matches),
+        let unknown: Vec<(String, String)> = match reading {
+            Unknown::ByMeaning => keyed
+                .iter()
+                .zip(&lookup.doc_freqs)
+                .filter(|((term, _), df)| **df == 0 && !text::is_numeric(term))
+                .map(|(pair, _)| pair.clone())
+                .take(cost::MAX_MEANING_WORDS)
+                .collect(),
+            Unknown::AsWords => Vec::new(),
+        };
+        let (vector, word_vectors) = match self.models {
+            Some(models) => match self.nearest(models, question, &unknown, k, meter).await {
+                Ok((matches, words)) => (Some(matches), words),
                 Err(e) => return Ok(Err(e)),
             },
-            None => None,
+            None => (None, Vec::new()),
         };
         // A vector match under the floor is no nearer in meaning than any passage: it is not evidence.
         let near: Option<Vec<(String, f64)>> = vector.as_ref().map(|v| v.iter().filter(|(_, s)| *s >= self.config.vector_min_score).cloned().collect());
         let mut hits = self.fuse(lookup.hits.clone(), near.as_deref(), k).await?;
         let followed = self.follow(&hits).await?;
         hits.extend(followed);
-        Ok(Ok(Retrieval { lookup, vector, hits, lexical_count }))
+        let meant = match (self.models, word_vectors.is_empty()) {
+            (Some(models), false) => match self.meant(models, &unknown, &word_vectors, &hits).await {
+                Ok(meant) => meant,
+                Err(e) => return Ok(Err(e)),
+            },
+            _ => Vec::new(),
+        };
+        Ok(Ok(Retrieval { lookup, vector, hits, lexical_count, meant }))
+    }
+
+    /// The words the corpus never uses whose meaning lies near a retrieved
+    /// passage (cosine at least `VECTOR_MIN_SCORE` with its stored vector):
+    /// "coworking" near a passage about the building, "wifi" near the Wi-Fi.
+    async fn meant(&self, models: &M, unknown: &[(String, String)], vectors: &[Vec<f32>], hits: &[Hit]) -> Result<Vec<String>, ModelError> {
+        let ids: Vec<String> = hits.iter().map(|h| h.id.clone()).collect();
+        let stored = models.vectors(&self.scope, &ids).await?;
+        Ok(unknown
+            .iter()
+            .zip(vectors)
+            .filter(|(_, word)| stored.iter().any(|(_, passage)| cosine(word, passage) >= self.config.vector_min_score))
+            .map(|((term, _), _)| term.clone())
+            .collect())
     }
 
     /// The one rewrite: a second lookup for what the first one missed. The
@@ -321,7 +355,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             Err(e) => return Ok(Err(e)),
         };
         // Deep enough that passages already held cannot crowd out new ones.
-        let found = match self.retrieve(&query, &keyed, self.config.top_k + hits.len(), &mut f.meter).await? {
+        let found = match self.retrieve(&query, &keyed, self.config.top_k + hits.len(), Unknown::AsWords, &mut f.meter).await? {
             Ok(found) => found,
             Err(e) => return Ok(Err(e)),
         };
@@ -573,13 +607,17 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         result.map(|r| r.text)
     }
 
-    /// Embeds the question and asks the index for its nearest passages.
-    async fn nearest(&self, models: &M, question: &str, k: usize, meter: &mut Meter) -> Result<Vec<(String, f64)>, ModelError> {
-        let bound = cost::embed_bound(question);
-        let embedded = models.embed(&[question.to_string()]).await;
+    /// Embeds the question (and, in the same call, its `words` to be read by
+    /// meaning) and asks the index for the question's nearest passages;
+    /// returns them and the words' vectors.
+    async fn nearest(&self, models: &M, question: &str, words: &[(String, String)], k: usize, meter: &mut Meter) -> Result<(Vec<(String, f64)>, Vec<Vec<f32>>), ModelError> {
+        let bound = cost::question_embed_bound(question);
+        let texts: Vec<String> = std::iter::once(question.to_string()).chain(words.iter().map(|(_, word)| word.clone())).collect();
+        let embedded = models.embed(&texts).await;
         let usage = embedded.as_ref().ok().map_or(bound, |e| e.usage.or_bound(bound));
         self.charge(meter, &self.config.embedding_model, usage);
-        let vector = embedded?.vectors.into_iter().next().ok_or_else(|| ModelError::Failed("no embedding returned".into()))?;
+        let mut vectors = embedded?.vectors.into_iter();
+        let vector = vectors.next().ok_or_else(|| ModelError::Failed("no embedding returned".into()))?;
         if vector.len() != self.config.embedding_dimensions {
             return Err(ModelError::Failed(format!(
                 "embedding has {} dimensions, EMBEDDING_DIMENSIONS is {}",
@@ -587,7 +625,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
                 self.config.embedding_dimensions
             )));
         }
-        models.nearest(&self.scope, &vector, k).await
+        Ok((models.nearest(&self.scope, &vector, k).await?, vectors.collect()))
     }
 
     fn charge(&self, meter: &mut Meter, model: &str, usage: Usage) {
@@ -708,6 +746,27 @@ struct Retrieval {
     vector: Option<Vec<(String, f64)>>,
     hits: Vec<Hit>,
     lexical_count: usize,
+    /// The question's words the corpus never uses that lie near a retrieved passage in meaning.
+    meant: Vec<String>,
+}
+
+/// How a lookup reads the question's words the corpus never uses.
+#[derive(Clone, Copy)]
+enum Unknown {
+    /// By meaning, on Workers AI: embedded beside the question (see [`Pipeline::retrieve`]).
+    ByMeaning,
+    /// As words only (`/search`, the rewrite's second lookup).
+    AsWords,
+}
+
+/// The cosine of two vectors (0 for a zero vector).
+fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    let dot: f64 = a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
+    let norm = |v: &[f32]| v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+    match norm(a) * norm(b) {
+        n if n > 0.0 => dot / n,
+        _ => 0.0,
+    }
 }
 
 enum ChatFailure {

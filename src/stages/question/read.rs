@@ -165,9 +165,10 @@ impl Ask {
             .filter(|(term, _)| !consumed_terms.contains(term))
             .collect();
         // A phrasal verb is looked up in its closed-up spelling too ("backed up" as "backup").
-        for (closed, _) in &variants {
+        for (closed, parts) in &variants {
             if !focus.iter().any(|(t, _)| t == closed) {
-                focus.push((closed.clone(), closed.clone()));
+                let said = focus.iter().find(|(t, _)| parts.contains(t)).map_or_else(|| closed.clone(), |(_, w)| w.clone());
+                focus.push((closed.clone(), said));
             }
         }
         let all_names = names(question);
