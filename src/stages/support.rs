@@ -142,7 +142,8 @@ pub fn sanity(claim: &str, passage: &str, context: &Context<'_>, score: f64) -> 
         score = score.min(QUANTITY_CAP);
         caps.push(format!("{} not in the source", missing.join(", ")));
     }
-    let source_terms = text::terms(passage);
+    // A passage names what its heading names.
+    let source_terms = text::terms(&format!("{heading}\n{passage}"));
     let claim_names = names::named_in(claim, known_names);
     let unnamed: Vec<String> = claim_names.iter().filter(|n| !names::mentions(&source_terms, n)).cloned().collect();
     if !unnamed.is_empty() {
@@ -681,6 +682,35 @@ mod tests {
         assert!(swapped.score <= PAIRING_CAP, "{swapped:?}");
         assert!(!runs_on("Members must clear desks daily.", "The Quiet Zone is silent."));
         assert!(runs_on("Dogs are allowed on Fridays.", "They must be kept on a leash."));
+    }
+
+    /// A value goes with the name its clause writes nearest it, on either side;
+    /// the source binds it to the names of its sentence, or to its heading.
+    #[test]
+    fn a_value_is_bound_on_either_side() {
+        let uptime = "Billwren commits to 99.5% monthly uptime for the Starter and Growth plans. Billwren commits to 99.9% monthly uptime for the Scale plan.";
+        let source = [hit("service-levels-01", uptime)];
+        assert!(check("The Growth plan comes with a 99.5% monthly uptime commitment.", &[], &source).caps.is_empty());
+        assert!(check("The Growth plan comes with a 99.9% monthly uptime commitment.", &[], &source).score <= PAIRING_CAP);
+        let headed = [Hit { section: "Dedicated Desk".into(), ..hit("pricing-02", "It costs $450 per month.") }];
+        assert!(check("A Dedicated Desk is $450 a month.", &[], &headed).caps.is_empty(), "the heading binds its passage");
+    }
+
+    /// A number the answer works out from numbers it and the question state,
+    /// showing its work, is stated; one it shows no work for is not.
+    #[test]
+    fn a_worked_out_number_is_stated() {
+        let plans = [hit("plans-04", "The Growth plan costs $29 per month and includes 3 users. An extra user costs $8 per month.")];
+        let asked = text::quantities("There are five of us on the Growth plan.");
+        let known = known_names(&plans);
+        let answer = "Growth is $29 a month and includes 3 users, and each of your 2 extra users costs $8 a month, so you'd pay $45 a month.";
+        let shown = text::quantities(answer);
+        let context = Context { known: &known, asked: &asked, shown: &shown, ..Context::default() };
+        assert!(check_in(answer, &[], &plans, &context).caps.iter().all(|c| !c.contains("not in the source")), "29 + (5 - 3) x 8 = 45");
+        let wrong = "Growth is $29 a month and includes 3 users, so you'd pay $47 a month.";
+        let shown = text::quantities(wrong);
+        let context = Context { shown: &shown, ..context };
+        assert!(check_in(wrong, &[], &plans, &context).score <= QUANTITY_CAP, "no sum of the numbers shown makes 47");
     }
 
     /// "Limited to 1" and "cannot have more than 1" state one bound; "more than 1" flips it.
