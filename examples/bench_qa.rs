@@ -22,7 +22,7 @@ use groundgate::corpus::memory::MemoryCorpus;
 use groundgate::api::error::ApiError;
 use groundgate::corpus::workspace::{Scope, WorkspaceState};
 use groundgate::ports::{Clock, Corpus, CorpusState};
-use groundgate::stages::pipeline::{Lookup, Query, StoredHit};
+use groundgate::ports::{Lookup, Query, StoredHit};
 use groundgate::stages::pipeline::Pipeline;
 use groundgate::stages::Stages;
 use serde::{Deserialize, Serialize};

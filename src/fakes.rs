@@ -20,7 +20,7 @@ use crate::guards::rate_limit::Window;
 use crate::models::{Embeddings, Message, ModelError, Models, Reply, Reported, Role};
 use crate::ports::{Alarms, AnswerCache, AuditLog, Clock, Corpus, CorpusState, Ports, RateLimiter, Reservation, ReviewQueue, SpendLedger, Verifier};
 use crate::review::Queued;
-use crate::stages::pipeline::{Lookup, Query, StoredHit};
+use crate::ports::{Lookup, Query, StoredHit};
 
 /// One thing a fake was asked to do.
 #[derive(Debug, Clone, PartialEq)]

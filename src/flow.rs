@@ -27,7 +27,8 @@ use crate::guards::cache;
 use crate::guards::rate_limit::{self, Decision};
 use crate::guards::spend;
 use crate::ports::{Alarms, AnswerCache, AuditLog, Clock, Corpus, CorpusState, Ports, RateLimiter, Reservation, ReviewQueue, SpendLedger, Verifier};
-use crate::stages::pipeline::{Meter, Pipeline};
+use crate::stages::metering::Meter;
+use crate::stages::pipeline::Pipeline;
 use crate::stages::Stages;
 
 /// The key client IPs are hashed with outside production when none is set, so

@@ -6,6 +6,7 @@
 //! answer (the flow fails closed on it); an expected "no" (over the cap, a
 //! cache miss) is a value.
 
+use crate::api::response::Origin;
 use crate::api::error::ApiError;
 use crate::api::response::{AskResponse, Tier};
 use crate::corpus::vocabulary::Vocabulary;
@@ -14,7 +15,7 @@ use crate::review::Queued;
 use crate::guards::audit::Record;
 use crate::guards::rate_limit::Window;
 pub use crate::models::Models;
-pub use crate::stages::pipeline::{Lookup, Query, StoredHit};
+
 
 /// Turnstile's siteverify.
 #[allow(async_fn_in_trait)] // Single-threaded wasm: no Send bound is wanted.
@@ -161,4 +162,36 @@ pub trait Ports {
     fn alarms(&self) -> &Self::Alarms;
     /// The key client IPs are hashed with, when configured.
     fn ip_hash_key(&self) -> Option<&str>;
+}
+
+/// A passage as the store returns it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredHit {
+    pub id: String,
+    pub doc: String,
+    pub section: String,
+    pub text: String,
+    pub origin: Origin,
+}
+
+/// One lookup in the corpus: the question's terms and their FTS5 expression,
+/// how many passages to rank, and what a term in a passage's heading weighs
+/// against one in its text (1.0: the same).
+#[derive(Debug, Clone, Copy)]
+pub struct Query<'a> {
+    pub terms: &'a [String],
+    pub expression: &'a str,
+    pub k: usize,
+    pub heading_weight: f64,
+}
+
+/// What one lookup in the corpus returns.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Lookup {
+    /// Passages in the corpus.
+    pub total_passages: u32,
+    /// Passages containing each asked term, in the order asked.
+    pub doc_freqs: Vec<u32>,
+    /// Best passages for the match expression, best first.
+    pub hits: Vec<StoredHit>,
 }

@@ -147,7 +147,7 @@ fn one_rewrite_on_weak_evidence() {
 /// repeats the word in its text ranks first; at 4 the one it heads does.
 #[test]
 fn heading_weight_moves_a_heading_match_up() {
-    use groundgate::stages::pipeline::Query;
+    use groundgate::ports::Query;
     let corpus = MemoryCorpus::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/headings")).expect("fixture corpus");
     let terms = vec!["park".to_string()];
     let first = |heading_weight: f64| {

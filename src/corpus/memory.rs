@@ -14,7 +14,7 @@ use crate::api::error::ApiError;
 use crate::corpus::workspace::{self, Scope, WorkspaceState};
 use crate::api::response::Origin;
 use crate::ports::{Corpus, CorpusState};
-use crate::stages::pipeline::{Lookup, Query, StoredHit};
+use crate::ports::{Lookup, Query, StoredHit};
 use crate::text;
 use crate::stages::retrieve;
 use crate::corpus::vocabulary::Vocabulary;

@@ -25,9 +25,27 @@ use crate::text;
 /// Words that introduce a reference by number; the number alone is the key.
 const NUMBERED: &[&str] = &["section", "sections", "chapter", "chapters", "§", "§§", "clause", "paragraph", "subsection"];
 /// Words whose number is only meaningful with the word ("Appendix B").
-const NAMED: &[&str] = &["appendix", "annex", "article", "part", "schedule"];
+const NAMED: &[&str] = &["appendix", "annex", "article", "articles", "part", "schedule"];
 /// Words that introduce a heading by name.
-const POINTERS: &[&[&str]] = &[&["see"], &["described", "in"], &["refer", "to"], &["defined", "in"], &["set", "out", "in"], &["explained", "in"]];
+const POINTERS: &[&[&str]] = &[
+    &["see"], &["described", "in"], &["refer", "to"], &["defined", "in"], &["set", "out", "in"], &["explained", "in"],
+    &["listed", "in"], &["specified", "in"], &["according", "to"],
+];
+
+/// A sentence that points elsewhere ("see Section 4.9.1", "as described in
+/// Annex III", "set out in Part 2") instead of stating a fact: a pointer of
+/// [`POINTERS`] with a word of [`NUMBERED`] or [`NAMED`] within three words
+/// after it. The answer checks read this; the ingest follows such pointers.
+pub fn points_elsewhere(sentence: &str) -> bool {
+    let words = text::lower_words(sentence);
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    (0..words.len()).any(|i| {
+        POINTERS
+            .iter()
+            .find_map(|p| pointer_at(&words, i, p.iter().copied()))
+            .is_some_and(|after| words[after..].iter().take(3).any(|w| NUMBERED.contains(w) || NAMED.contains(w)))
+    })
+}
 /// Small words a heading's name may hold between its capitalized words.
 const CONNECTORS: &[&str] = &["&", "and", "of", "the", "for", "a", "an", "to", "in", "on", "or", "with"];
 

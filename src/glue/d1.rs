@@ -16,7 +16,7 @@ use crate::corpus::references::Patterns;
 use crate::api::response::Origin;
 use crate::corpus::workspace::{self, Scope, WorkspaceState};
 use crate::ports::{Corpus, CorpusState};
-use crate::stages::pipeline::{Lookup, Query, StoredHit};
+use crate::ports::{Lookup, Query, StoredHit};
 use crate::stages::retrieve;
 
 /// The `DB` binding.

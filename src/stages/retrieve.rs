@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use crate::api::response::Origin;
-use crate::stages::pipeline::StoredHit;
+use crate::ports::StoredHit;
 
 /// Reciprocal-rank fusion constant (Cormack et al.); 60 damps the head of each list.
 pub const RRF_K: f64 = 60.0;

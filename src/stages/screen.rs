@@ -73,11 +73,9 @@ pub fn check(question: &str) -> Screen {
     Screen::Clear
 }
 
+/// The words of a clause, apostrophes dropped ("what's" is "whats").
 fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
-        .filter(|w| !w.is_empty())
-        .map(|w| w.replace(['\'', '\u{2019}'], ""))
-        .collect()
+    crate::text::lower_words(text).into_iter().map(|w| w.replace('\'', "")).collect()
 }
 
 /// "ignore all previous instructions", "disregard your rules", "forget everything above".

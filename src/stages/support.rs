@@ -334,12 +334,12 @@ fn opposites(term: &str) -> Vec<String> {
 
 /// A negation or antonym flip of a claim's clause against the source clause it aligns with.
 fn contradiction(claim: &str, sentence: &str) -> Option<String> {
-    let statement = text::negations(claim) > 0 || lower_words(claim).iter().any(|w| AUXILIARIES.contains(&w.as_str()));
+    let statement = text::negations(claim) > 0 || text::lower_words(claim).iter().any(|w| AUXILIARIES.contains(&w.as_str()));
     let same_bound = text::negations(claim) == 0 && upper_bound(claim) && negated_comparative(sentence);
     if statement && text::negations(claim) != text::negations(sentence) && !same_bound {
         return Some("negation differs from the source".into());
     }
-    let (claim_words, source_words) = (lower_words(claim), lower_words(sentence));
+    let (claim_words, source_words) = (text::lower_words(claim), text::lower_words(sentence));
     let has = |words: &[String], w: &str| words.iter().any(|x| x == w);
     ANTONYMS.iter().flat_map(|&(a, b)| [(a, b), (b, a)]).find_map(|(said, opposite)| {
         let flipped = has(&claim_words, said)
@@ -356,7 +356,7 @@ const UPPER_BOUNDS: &[&str] = &["limited to", "at most", "up to", "maximum", "no
 
 /// The clause states an upper bound (see [`UPPER_BOUNDS`]).
 fn upper_bound(clause: &str) -> bool {
-    let lower = format!(" {} ", lower_words(clause).join(" "));
+    let lower = format!(" {} ", text::lower_words(clause).join(" "));
     UPPER_BOUNDS.iter().any(|b| lower.contains(&format!(" {b} ")))
 }
 
@@ -364,7 +364,7 @@ fn upper_bound(clause: &str) -> bool {
 /// not exceed 10"): an upper bound, the same fact as "limited to 1 user",
 /// not the opposite of it.
 fn negated_comparative(clause: &str) -> bool {
-    let words = lower_words(clause);
+    let words = text::lower_words(clause);
     words.iter().enumerate().any(|(i, w)| {
         text::negations(w) > 0 && words[i + 1..].iter().take(4).any(|n| matches!(n.as_str(), "more" | "exceed" | "exceeds" | "over" | "longer" | "beyond"))
     })
@@ -374,13 +374,10 @@ fn negated_comparative(clause: &str) -> bool {
 /// (checked as quantities), not function words ("can", "get", "instead":
 /// how a statement holds, which a restatement need not repeat).
 pub fn content_terms(text: &str) -> Vec<String> {
-    let function: Vec<String> = lower_words(text).into_iter().filter(|w| is_function_word(w)).flat_map(|w| text::terms(&w)).collect();
+    let function: Vec<String> = text::lower_words(text).into_iter().filter(|w| is_function_word(w)).flat_map(|w| text::terms(&w)).collect();
     text::distinct_terms(text).into_iter().filter(|t| !text::is_numeric(t) && !function.contains(t)).collect()
 }
 
-fn lower_words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
-}
 
 /// Scores a claim against every passage and keeps the best. `question` holds
 /// the question's terms (see [`entailment`]).

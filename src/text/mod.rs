@@ -24,7 +24,7 @@ use stopwords::is_stopword;
 /// The version of the tokenizer, the reference patterns and the scoring rules. It is part of every
 /// passage hash, the corpus version and the cache key: changing a rule here
 /// re-indexes every passage and retires every cached answer.
-pub const RULES_VERSION: &str = "4";
+pub const RULES_VERSION: &str = "5";
 
 /// Words that negate the statement they stand in (and "-n't").
 const NEGATIONS: &[&str] = &[
@@ -63,6 +63,18 @@ fn words(text: &str, closed_up: bool) -> impl Iterator<Item = String> + '_ {
             base.replace('\'', "")
         })
         .filter(|w| !w.is_empty())
+}
+
+/// The words of a text as written, lowercase: runs of letters and digits
+/// with their apostrophes (a curly one written straight: "don't", "member's"),
+/// every other mark parting words. What the grammar of questions, answers
+/// and screens reads; [`terms`] is what the index and the gates weigh.
+pub fn lower_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
+        .map(|w| w.trim_matches(|c: char| c == '\'' || c == '\u{2019}'))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_lowercase().replace('\u{2019}', "'"))
+        .collect()
 }
 
 /// The Snowball English (Porter2) stem of a lowercase word; numbers are kept

@@ -492,8 +492,6 @@ fn units(sentences: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// A sentence that points elsewhere ("see Section 4.9.1", "as described in
-/// Annex III") instead of stating the fact.
 /// A clause that sends the reader elsewhere by name: "See Maintainer
 /// scripts", "refer to “Hours & Access”", "cf. Chapter 6". The names in it
 /// are places to look, not facts stated (lowercase after "see" is a verb's
@@ -510,14 +508,11 @@ pub(super) fn opens_pointer(clause: &str) -> bool {
     words.get(skip).is_some_and(|w| w.trim_start_matches(['"', '“', '‘', '\'', '`']).starts_with(char::is_uppercase) || w.starts_with(['"', '“', '‘']))
 }
 
+/// A sentence that points elsewhere ("see Section 4.9.1", "as described in
+/// Annex III") instead of stating the fact: the ingest's own reading of
+/// references ([`crate::corpus::references::points_elsewhere`]).
 pub fn is_pointer(sentence: &str) -> bool {
-    let lower = format!(" {} ", lower_words(sentence).join(" "));
-    POINTER_CUES.iter().any(|cue| {
-        lower.match_indices(&format!(" {cue} ")).any(|(at, _)| {
-            let rest: Vec<&str> = lower[at + cue.len() + 2..].split_whitespace().take(3).collect();
-            rest.iter().any(|w| POINTER_TARGETS.contains(w))
-        })
-    })
+    crate::corpus::references::points_elsewhere(sentence)
 }
 
 #[cfg(test)]

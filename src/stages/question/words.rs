@@ -66,16 +66,12 @@ pub(super) const FREQUENCY_WORDS: &[&str] = &[
 pub(super) const FREE_PHRASES: &[&str] = &["free", "no charge", "no cost", "without charge", "not charged", "no fee", "no extra charge", "at no cost"];
 /// Words that state a cause or purpose.
 pub(super) const REASON_WORDS: &[&str] = &["because", "since", "due", "owing", "result", "so that", "in order", "reason", "caused", "therefore", "thus", "hence"];
-/// Words that point to another part of the documents instead of stating a fact.
-pub(super) const POINTER_CUES: &[&str] = &["see", "refer", "described in", "set out in", "defined in", "listed in", "specified in", "according to"];
-pub(super) const POINTER_TARGETS: &[&str] = &["section", "sections", "article", "articles", "annex", "appendix", "chapter", "part", "clause", "schedule", "paragraph", "page"];
 
 /// Lowercase words of a text (apostrophes kept, other punctuation dropped; a
 /// wh-word's contracted "is" written out: "what's" is "what is").
 pub(super) fn lower_words(text: &str) -> Vec<String> {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
-        .filter(|w| !w.is_empty())
-        .map(|w| w.to_lowercase().replace('\u{2019}', "'"))
+    text::lower_words(text)
+        .into_iter()
         .flat_map(|w| match w.strip_suffix("'s").filter(|base| WH_WORDS.contains(base)) {
             Some(base) => vec![base.to_string(), "is".to_string()],
             None => vec![w],
