@@ -9,7 +9,9 @@
 //! or fooled (0.9 for every claim, "answers: yes"). The workerd run is the
 //! reference; this one only makes the loop short.
 //!
-//!   cargo run --release --example bench_judge -- CORPUS_DIR CASES.json… [--show dev|test|all]
+//!   scripts/bench-judge --native [--show dev|test|all]
+//!   (bench_judge CORPUS_DIR CASES.json… [-- CORPUS_DIR CASES.json…]… [--show …]: each
+//!   corpus with its cases, then all of them together)
 
 use std::cell::Cell;
 use std::path::Path;
@@ -339,9 +341,7 @@ fn report(name: &str, rows: &[Row], show: &[String]) {
     for r in rows.iter().filter(|r| show.contains(&r.case.split)) {
         if let Some(body) = r.right.as_ref().filter(|b| b.status != Status::Answered && r.case.answerable()) {
             println!("  RIGHT REFUSED {} ({}): {}\n    {}\n    {}", r.case.id, r.case.split, r.case.question, r.case.reference.as_deref().unwrap_or(""), why(body));
-            if std::env::var("GG_DEBUG").is_ok() {
-                println!("    retrieved {}", body.retrieval.iter().map(|h| h.passage_id.as_str()).collect::<Vec<_>>().join(","));
-            }
+            println!("    retrieved {}", body.retrieval.iter().map(|h| h.passage_id.as_str()).collect::<Vec<_>>().join(", "));
         }
         if let Some(body) = r.wrong.as_ref().filter(|b| b.status == Status::Answered) {
             println!(
@@ -367,7 +367,21 @@ fn main() {
         };
         args.drain(at..(at + 2).min(args.len()));
     }
-    let (dir, files) = args.split_first().expect("usage: bench_judge CORPUS_DIR CASES.json… [--show dev|test|all]");
+    let groups: Vec<&[String]> = args.split(|a| a == "--").filter(|g| !g.is_empty()).collect();
+    let mut all = Vec::new();
+    for group in &groups {
+        let (dir, files) = group.split_first().expect("usage: bench_judge CORPUS_DIR CASES.json… [-- CORPUS_DIR CASES.json…]… [--show dev|test|all]");
+        let rows = bench(dir, files);
+        report(dir, &rows, &show);
+        all.extend(rows);
+    }
+    if groups.len() > 1 {
+        report("All corpora", &all, &[]);
+    }
+}
+
+/// Every paired case of one corpus, right and wrong.
+fn bench(dir: &str, files: &[String]) -> Vec<Row> {
     let corpus = MemoryCorpus::load(Path::new(dir)).expect("the corpus folder is readable");
     let index: Vec<(String, Vec<f32>)> = corpus.passages().map(|p| (p.id.clone(), embed(&format!("{}\n{}", p.section, p.text)))).collect();
     let cases: Vec<Case> = files
@@ -381,9 +395,6 @@ fn main() {
     let run = |mode: Mode, case: &Case| {
         *models.case.borrow_mut() = Some(case.clone());
         models.mode.set(mode);
-        if std::env::var("GG_DEBUG").is_ok() {
-            eprintln!("CASE {} {} {}", case.id, case.split, if mode == Mode::Right { "RIGHT" } else { "WRONG" });
-        }
         futures::executor::block_on(pipeline.run("bench", &case.question, &state, Stages::new())).expect("the memory corpus does not fail")
     };
     let mut rows = Vec::new();
@@ -394,5 +405,5 @@ fn main() {
             rows.push(Row { case, right, wrong });
         }
     }
-    report(dir, &rows, &show);
+    rows
 }

@@ -83,11 +83,21 @@ pub fn stem(word: &str) -> String {
     if word.chars().any(|c| c.is_ascii_digit()) {
         return word.to_string();
     }
-    match Stemmer::create(Algorithm::English).stem(word) {
+    let mut stem = match Stemmer::create(Algorithm::English).stem(word) {
         Cow::Borrowed(s) => s.to_string(),
         Cow::Owned(s) => s,
+    };
+    // Porter2 undoubles a final consonant only after it strips a suffix
+    // ("added" is "ad", "add" stays "add"): undouble the bare word's too, so
+    // every form of a word has one stem.
+    if DOUBLES.iter().any(|d| stem.ends_with(d)) && stem.len() > 2 {
+        stem.pop();
     }
+    stem
 }
+
+/// The doubled consonants Porter2 undoubles after a suffix (its step 1b).
+const DOUBLES: &[&str] = &["bb", "dd", "ff", "gg", "mm", "nn", "pp", "rr", "tt"];
 
 /// (term, word as written) for each topic word of a text, with repeats:
 /// stopwords and single letters dropped, number words as digits, stems taken.
@@ -345,6 +355,14 @@ mod tests {
         assert_eq!(terms("Bookings, booked, booking"), ["book", "book", "book"]);
         assert_eq!(terms("member's lockers"), ["member", "locker"]);
         assert_eq!(terms("They're sure it isn't free"), ["sure", "free"]);
+    }
+
+    /// Every form of a word has one stem, Porter2's undoubling included.
+    #[test]
+    fn inflections_share_one_stem() {
+        assert_eq!(stem("add"), stem("added"));
+        assert_eq!(stem("staff"), stem("staffed"));
+        assert_eq!(stem("plan"), stem("planned"));
     }
 
     #[test]

@@ -83,7 +83,10 @@ impl Ask {
     /// call, not a word count's.
     pub fn answers_in_own_words(&self, focus: &Focus, answer: &str, grounds: &Grounds<'_>) -> Result<(), Miss> {
         let terms = text::terms(&format!("{answer}\n{}", grounds.cited));
-        let missing: Vec<String> = self.names.iter().filter(|n| !names::mentions(&terms, n)).cloned().collect();
+        // The names of the clause that asks; a statement before it sets the scene
+        // ("Packages that are not Debian-native ship …; in that file, how …?").
+        let asked = |n: &&String| names::phrase_in(&self.asking, n);
+        let missing: Vec<String> = self.names.iter().filter(asked).filter(|n| !names::mentions(&terms, n)).cloned().collect();
         if !missing.is_empty() {
             return Err(Miss::Names(missing));
         }
@@ -119,7 +122,9 @@ impl Ask {
         }
         // "Yes" or "no" to what? The answer, or the source sentences it rests on, speak of the proposition.
         let stated = text::terms(&format!("{answer}\n{}", grounds.windows));
-        if !self.proposition.is_empty() && !self.proposition.iter().any(|t| stated.contains(t)) {
+        // (A "yes" or "no" speaks of it by itself; the polar check reads it against the source.)
+        let particle = support::polarity(answer).is_some();
+        if !particle && !self.proposition.is_empty() && !self.proposition.iter().any(|t| stated.contains(t)) {
             return Err(Miss::Kind(Kind::YesNo));
         }
         // "What happens to items nobody claims?" asks what the relation brings about: the answer speaks of it.
