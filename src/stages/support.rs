@@ -480,10 +480,6 @@ fn paired_in_a_window(claim: &str, claim_names: &[String], known_names: &[String
 fn related(clause: &str, clause_names: &[&String], passage: &str) -> bool {
     let name_terms: Vec<String> = clause_names.iter().flat_map(|n| text::terms(n)).collect();
     let said: Vec<String> = content_terms(clause).into_iter().filter(|t| !name_terms.contains(t) && polarity(t).is_none()).collect();
-    // A name with one word beside it ("setgid ones", "they come with the Growth plan") states too little to misplace.
-    if said.len() < 2 {
-        return true;
-    }
     // Two names in one clause are a relation between them: one sentence must
     // state it. One name is a subject, and the sentence that runs on may add to it.
     let stretches = if clause_names.len() == 1 { windows(passage) } else { text::sentences(passage).into_iter().map(str::to_string).collect() };

@@ -17,13 +17,14 @@ pub const LIGHT_VERBS: &[&str] = &[
 ];
 /// Words a question may use that are never the head of what it asks, though
 /// they stay among its terms (a corpus that uses them is searched for them):
-/// the negative pronouns ("items *nobody* claims" is about the items), the
+/// the negative pronouns ("items *nobody* claims" is about the items) and
+/// "ones" ("setgid *ones*"), the
 /// general nouns, which stand for whatever the answer names ("what happens
 /// to my *things*"), and the adverbs of time, degree and focus the stop
 /// list leaves out ("*just* to keep track", "*straight away*", "*already*
 /// sent").
 pub const PERIPHERAL: &[&str] = &[
-    "nobody", "nothing", "nowhere", "thing", "things", "stuff", 
+    "nobody", "nothing", "nowhere", "ones", "thing", "things", "stuff", 
     "just", "also", "even", "still", "already", "yet", "now", "soon", "later", "again", "instead", "ever", "away",
     "straight", "really", "quite", "rather", "almost", "maybe", "perhaps", "anyway", "else", "actually", "simply",
     "right", "back", "together", "meanwhile", "otherwise",
