@@ -471,21 +471,24 @@ fn paired_in_a_window(claim: &str, claim_names: &[String], known_names: &[String
             Some(name) => bound_alike(q, name, &all_names, passage, heading),
             None => true,
         });
-        bound && (asker_words || related(clause, &clause_names, passage))
+        bound && (asker_words || related(clause, &clause_names, passage, heading))
     })
 }
 
 /// A clause's names meet in one stretch of the source with at least half
 /// of its other words (see [`paired_in_a_window`]).
-fn related(clause: &str, clause_names: &[&String], passage: &str) -> bool {
+fn related(clause: &str, clause_names: &[&String], passage: &str, heading: &str) -> bool {
     let name_terms: Vec<String> = clause_names.iter().flat_map(|n| text::terms(n)).collect();
     let said: Vec<String> = content_terms(clause).into_iter().filter(|t| !name_terms.contains(t) && polarity(t).is_none()).collect();
     // Two names in one clause are a relation between them: one sentence must
     // state it. One name is a subject, and the sentence that runs on may add to it.
     let stretches = if clause_names.len() == 1 { windows(passage) } else { text::sentences(passage).into_iter().map(str::to_string).collect() };
+    // The heading names what its passage is about, in every stretch of it.
+    let headed = text::terms(heading);
     stretches.iter().any(|window| {
         let terms = text::terms(window);
-        clause_names.iter().all(|n| names::mentions(&terms, n)) && share(&said, &terms) >= 0.5
+        let named = |n: &&String| names::mentions(&terms, n) || names::mentions(&headed, n);
+        clause_names.iter().all(|n| named(&n)) && share(&said, &terms) >= 0.5
     })
 }
 
