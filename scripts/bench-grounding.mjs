@@ -24,6 +24,7 @@ try {
   console.log(`${cases.length} answerable eval cases, Workers AI engine against the doubles`);
   // A fabrication can only be caught in an answer that would otherwise stand:
   // the shares below are over the cases answered with a clean generator.
+  const answers = new Map();
   const run = async (marker) => {
     const answered = new Set();
     for (const c of cases) {
@@ -31,6 +32,7 @@ try {
       const { body } = await ask(worker.url, `${c.question} ${marker}`.trim(), {}, { authorization: `Bearer ${ADMIN_TOKEN}` });
       const outcome = body.status === 'answered' ? 'answered' : 'refused';
       if (outcome === 'answered') answered.add(c.id);
+      answers.set(c.id, body.answer);
       if (body.cache?.hit === false) {
         perOutcome[outcome].n += 1;
         perOutcome[outcome].calls += body.cost.calls;
@@ -49,6 +51,10 @@ try {
     const stood = [...clean].filter((id) => answered.has(id)).length;
     const refused = clean.size - stood;
     console.log(`| ${label} | ${stood} | ${refused} | ${((100 * refused) / clean.size).toFixed(1)}% |`);
+    // SHOW_STOOD=dev lists the dev split's fabrications that stood (tune on dev only).
+    for (const c of cases.filter((c) => c.split === process.env.SHOW_STOOD && clean.has(c.id) && answered.has(c.id))) {
+      console.log(`    stood ${c.id}: ${c.question} → ${answers.get(c.id)}`);
+    }
   }
   console.log('\nper question (uncached):');
   for (const [outcome, t] of Object.entries(perOutcome)) {

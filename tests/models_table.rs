@@ -1,6 +1,7 @@
-//! The README's table of supported models is printed from the code: the
-//! catalog (JSON field, family), the price table and the cost bound. If the
-//! README and the code disagree, this fails and prints the table to paste.
+//! The table of supported models in `docs/how-it-works.md` is printed from
+//! the code: the catalog (JSON field, family), the price table and the cost
+//! bound. If the document and the code disagree, this fails and prints the
+//! table to paste.
 
 use groundgate::catalog::{Kind, MODELS};
 use groundgate::config::Config;
@@ -64,9 +65,9 @@ fn pairs() -> String {
 }
 
 #[test]
-fn the_readme_lists_every_supported_model_as_the_code_has_it() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+fn the_docs_list_every_supported_model_as_the_code_has_it() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/how-it-works.md")).unwrap();
     for (what, expected) in [("models", table()), ("pairs", pairs())] {
-        assert!(readme.contains(&expected), "README.md's table of {what} differs from the code; it is:\n\n{expected}\n");
+        assert!(readme.contains(&expected), "docs/how-it-works.md's table of {what} differs from the code; it is:\n\n{expected}\n");
     }
 }

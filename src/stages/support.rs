@@ -180,10 +180,14 @@ pub const MAX_STEPS: usize = 3;
 /// 5 is $24"). A number only the answer writes, reached by no such sum, is
 /// not stated.
 pub fn shown_work(source: &[text::Quantity], context: &Context<'_>) -> Vec<f64> {
+    // Counts, amounts and measures add up; a day, a month, a clock time, a rank or a share does not.
+    let arithmetic = |q: &&text::Quantity| matches!(q.unit, text::Unit::Plain | text::Unit::Money(_) | text::Unit::Measure(_));
     let stated = |q: &text::Quantity| source.iter().any(|s| q.agrees_with(s)) || context.asked.iter().any(|a| q.agrees_with(a));
-    let mut operands: Vec<f64> = context.asked.iter().map(|q| q.value).collect();
-    operands.extend(context.shown.iter().filter(|q| stated(q)).map(|q| q.value));
-    let mut pending: Vec<f64> = context.shown.iter().filter(|q| !stated(q)).map(|q| q.value).collect();
+    let mut operands: Vec<f64> = context.asked.iter().filter(arithmetic).map(|q| q.value).collect();
+    operands.extend(context.shown.iter().filter(arithmetic).filter(|q| stated(q)).map(|q| q.value));
+    let mut pending: Vec<f64> = context.shown.iter().filter(arithmetic).filter(|q| !stated(q)).map(|q| q.value).collect();
+    // Each number once: "10% … 10%" is not two tens to divide by five.
+    operands.sort_by(f64::total_cmp);
     operands.dedup();
     let mut derived = Vec::new();
     // Each pass may work out numbers the next pass builds on.
@@ -460,20 +464,58 @@ fn paired_in_a_window(claim: &str, claim_names: &[String], known_names: &[String
         return true;
     }
     let all_names: Vec<String> = claim_names.iter().chain(known_names).cloned().collect();
-    text::clauses_of(claim).into_iter().all(|clause| {
+    let setting_holds = |setting: &Option<String>, clause: &str| {
+        // A fronted phrase that only names a place or thing ("At the Event Hall, …")
+        // says the clause after it holds there: the passage says so where it states that clause.
+        setting.as_ref().is_none_or(|front| {
+            let near = format!("{heading}\n{}", aligned_neighbourhood(clause, passage).unwrap_or_default());
+            claim_names.iter().filter(|n| names::phrase_in(front, n)).all(|n| names::mentions(&text::terms(&near), n))
+        })
+    };
+    statements(claim, claim_names).iter().all(|(setting, clause)| {
+        let clause = clause.as_str();
+        if !setting_holds(setting, clause) {
+            return false;
+        }
         let clause_names: Vec<&String> = claim_names.iter().filter(|n| names::phrase_in(clause, n)).collect();
         if clause_names.is_empty() {
             return true;
         }
         // A heading's name ("Uptime Commitment") names its whole passage: a value is bound to the names beside it.
-        let candidates: Vec<&String> = clause_names.iter().copied().filter(|n| !names::phrase_in(heading, n)).collect();
-        let bound = text::quantities(clause).iter().all(|q| match nearest_name(clause, &candidates, q) {
-            Some(name) => bound_alike(q, name, &all_names, passage, heading),
-            None => true,
+        let candidates: Vec<String> = clause_names.iter().filter(|n| !names::phrase_in(heading, n)).map(|n| n.to_string()).collect();
+        let bound = text::quantities(clause).iter().all(|q| {
+            // The claim binds its value as the source does (see [`clause_binding`]), or to the name nearest it.
+            let mut claimed = clause_binding(clause, q, &candidates);
+            if claimed.is_empty() {
+                claimed.extend(nearest_name(clause, &candidates.iter().collect::<Vec<_>>(), q));
+            }
+            claimed.is_empty() || claimed.iter().any(|name| bound_alike(q, name, &all_names, passage, heading))
         });
         bound && (asker_words || related(clause, &clause_names, passage, heading))
     })
 }
+
+/// The clauses of a claim, each with the fronted phrase before it that only
+/// names a place or thing ("At the Event Hall, …", "In `DEB_BUILD_OPTIONS`,
+/// …"): the setting the clause is said to hold in.
+fn statements(claim: &str, claim_names: &[String]) -> Vec<(Option<String>, String)> {
+    let mut out = Vec::new();
+    let mut setting: Option<String> = None;
+    for clause in text::clauses_of(claim) {
+        let opens_phrase = text::lower_words(clause).first().is_some_and(|w| PREPOSITIONS.contains(&w.as_str()));
+        let name_terms: Vec<String> = claim_names.iter().filter(|n| names::phrase_in(clause, n)).flat_map(|n| text::terms(n)).collect();
+        let words = content_terms(clause).into_iter().filter(|t| !name_terms.contains(t)).count();
+        if opens_phrase && !name_terms.is_empty() && words == 0 {
+            setting = Some(clause.to_string());
+        } else {
+            out.push((setting.take(), clause.to_string()));
+        }
+    }
+    out
+}
+
+/// The prepositions a fronted phrase of place, time or context opens with.
+const PREPOSITIONS: &[&str] = &["at", "in", "on", "for", "with", "under", "during", "within", "inside", "from"];
 
 /// A clause's names meet in one stretch of the source with at least half
 /// of its other words (see [`paired_in_a_window`]).
@@ -496,50 +538,65 @@ fn related(clause: &str, clause_names: &[&String], passage: &str, heading: &str)
 fn bound_alike(q: &text::Quantity, name: &str, names: &[String], passage: &str, heading: &str) -> bool {
     let name_terms = text::terms(name);
     let same = |n: &String| names::mentions(&text::terms(n), name) || names::mentions(&name_terms, n);
-    let sibling = |n: &String| !same(n) && text::terms(n).iter().any(|t| name_terms.contains(t));
-    let named_in = |text: &str| -> Vec<&String> { names.iter().filter(|n| names::phrase_in(text, n)).collect() };
+    let named_in = |text: &str| -> Vec<&String> { names.iter().filter(|n| !names::written_at(text, n).is_empty()).collect() };
     let sentences = text::sentences(passage);
     sentences.iter().enumerate().any(|(i, sentence)| {
-        text::quantities(sentence).into_iter().filter(|s| s.agrees_with(q)).any(|s| {
-            let mut binding = named_in(sentence);
-            if binding.is_empty() {
-                if let Some(previous) = i.checked_sub(1).map(|b| sentences[b]).filter(|b| runs_on(b, sentence)) {
-                    binding = named_in(previous);
+        text::clauses(sentence).into_iter().any(|clause| {
+            text::quantities(clause).into_iter().filter(|s| s.agrees_with(q)).any(|s| {
+                let mut binding = clause_binding(clause, &s, names);
+                if binding.is_empty() {
+                    binding = named_in(sentence);
                 }
-            }
-            // The heading names what its whole passage is about.
-            binding.extend(named_in(heading));
-            if binding.is_empty() {
-                return true;
-            }
-            let at = sentence.to_lowercase().find(&s.written.to_lowercase()).unwrap_or(sentence.len());
-            let before = nearest_before(&sentence[..at.min(sentence.len())], names);
-            binding.into_iter().any(same) && !before.is_some_and(sibling)
+                if binding.is_empty() {
+                    if let Some(previous) = i.checked_sub(1).map(|b| sentences[b]).filter(|b| runs_on(b, sentence)) {
+                        binding = named_in(previous);
+                    }
+                }
+                // The heading names what its whole passage is about.
+                binding.extend(named_in(heading));
+                binding.is_empty() || binding.into_iter().any(same)
+            })
         })
     })
 }
 
+/// The names a source clause binds its value `s` to: those a preposition
+/// brings in after it ("99.5% uptime *for the Starter and Growth* plans", "a
+/// minimum term *of the Private Office*"), else the nearest before it ("*the
+/// Business Address* add-on costs $40 …"). Empty when the clause names none.
+fn clause_binding<'n>(clause: &str, s: &text::Quantity, names: &'n [String]) -> Vec<&'n String> {
+    let Some(at) = clause.to_lowercase().find(&s.written.to_lowercase()) else { return Vec::new() };
+    // Within a few words after the value: a preposition and the names it brings in.
+    let after: Vec<&str> = clause.get(at + s.written.len()..).unwrap_or("").split_whitespace().take(8).collect();
+    if let Some(p) = after.iter().position(|w| matches!(w.to_lowercase().as_str(), "for" | "of" | "on" | "with")) {
+        let phrase = after[p + 1..].join(" ");
+        let brought: Vec<&String> = names.iter().filter(|n| !names::written_at(&phrase, n).is_empty()).collect();
+        if !brought.is_empty() {
+            return brought;
+        }
+    }
+    nearest_before(clause.get(..at).unwrap_or(""), names).into_iter().collect()
+}
+
 /// The name of `names` a clause writes nearest `q`, on either side (before, on a tie).
 fn nearest_name<'n>(clause: &str, names: &[&'n String], q: &text::Quantity) -> Option<&'n String> {
-    let lower = clause.to_lowercase();
-    let at = lower.find(&q.written.to_lowercase())?;
+    let at = clause.to_lowercase().find(&q.written.to_lowercase())?;
     let end = at + q.written.len();
     names
         .iter()
         .filter_map(|n| {
-            let name = n.to_lowercase();
-            let before = lower[..at].rfind(&name).map(|i| at - (i + name.len()));
-            let after = lower.get(end..).and_then(|rest| rest.find(&name));
+            let spans = names::written_at(clause, n);
+            let before = spans.iter().filter(|s| s.1 <= at).map(|s| at - s.1).min();
+            let after = spans.iter().filter(|s| s.0 >= end).map(|s| s.0 - end).min();
             before.into_iter().chain(after).min().map(|d| (d, *n))
         })
         .min_by_key(|(d, _)| *d)
         .map(|(_, n)| n)
 }
 
-/// The last of `names` written in `text` (any case); of two ending together, the longer.
+/// The last of `names` written in `text` (see [`names::written_at`]); of two ending together, the longer.
 fn nearest_before<'n>(text: &str, names: &'n [String]) -> Option<&'n String> {
-    let lower = text.to_lowercase();
-    names.iter().filter_map(|n| lower.rfind(&n.to_lowercase()).map(|i| (i + n.len(), n))).max_by_key(|(end, n)| (*end, n.len())).map(|(_, n)| n)
+    names.iter().filter_map(|n| names::written_at(text, n).last().map(|&(_, end)| (end, n))).max_by_key(|(end, n)| (*end, n.len())).map(|(_, n)| n)
 }
 
 /// The sentence of `passage` that shares the most content terms with

@@ -112,6 +112,38 @@ pub fn named_in(text: &str, known: &[String]) -> Vec<String> {
     found
 }
 
+/// Where `text` writes `name` as whole words: a name of two words or more in
+/// any case ("flex desk" is the Flex Desk), a one-word name as the name is
+/// written ("Data" the heading is not "data" the noun). Byte spans, in order.
+pub fn written_at(text: &str, name: &str) -> Vec<(usize, usize)> {
+    let words = |s: &str| -> Vec<(usize, usize)> {
+        let mut spans = Vec::new();
+        let mut start = None;
+        for (at, c) in s.char_indices().chain(std::iter::once((s.len(), ' '))) {
+            match (c.is_alphanumeric() || c == '_', start) {
+                (true, None) => start = Some(at),
+                (false, Some(from)) => {
+                    spans.push((from, at));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        spans
+    };
+    let (text_words, name_words) = (words(text), words(name));
+    if name_words.is_empty() {
+        return Vec::new();
+    }
+    let one_word = name_words.len() == 1;
+    let same = |a: &str, b: &str| if one_word { a == b } else { a.eq_ignore_ascii_case(b) };
+    text_words
+        .windows(name_words.len())
+        .filter(|w| w.iter().zip(&name_words).all(|(t, n)| same(&text[t.0..t.1], &name[n.0..n.1])))
+        .map(|w| (w[0].0, w[w.len() - 1].1))
+        .collect()
+}
+
 /// The name's words appear together, in order, in the text (any case), so
 /// "flex desk" is found in "a flex desk" but not in "desk flex".
 pub fn phrase_in(text: &str, name: &str) -> bool {
