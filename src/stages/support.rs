@@ -154,6 +154,10 @@ pub fn sanity(claim: &str, passage: &str, context: &Context<'_>, score: f64) -> 
         score = score.min(PAIRING_CAP);
         caps.push("its names and numbers never appear together, each number after the same name, in one source sentence or two that run on".into());
     }
+    if let Some(setting) = unheld_setting(claim, passage, heading) {
+        score = score.min(PAIRING_CAP);
+        caps.push(format!("{setting:?}: the passage does not say it holds there"));
+    }
     for quoted in quoted_spans(claim) {
         if !text::squash_whitespace(passage).contains(&text::squash_whitespace(quoted)) {
             score = score.min(QUOTE_CAP);
@@ -464,19 +468,7 @@ fn paired_in_a_window(claim: &str, claim_names: &[String], known_names: &[String
         return true;
     }
     let all_names: Vec<String> = claim_names.iter().chain(known_names).cloned().collect();
-    let setting_holds = |setting: &Option<String>, clause: &str| {
-        // A fronted phrase that only names a place or thing ("At the Event Hall, …")
-        // says the clause after it holds there: the passage says so where it states that clause.
-        setting.as_ref().is_none_or(|front| {
-            let near = format!("{heading}\n{}", aligned_neighbourhood(clause, passage).unwrap_or_default());
-            claim_names.iter().filter(|n| names::phrase_in(front, n)).all(|n| names::mentions(&text::terms(&near), n))
-        })
-    };
-    statements(claim, claim_names).iter().all(|(setting, clause)| {
-        let clause = clause.as_str();
-        if !setting_holds(setting, clause) {
-            return false;
-        }
+    text::clauses_of(claim).into_iter().all(|clause| {
         let clause_names: Vec<&String> = claim_names.iter().filter(|n| names::phrase_in(clause, n)).collect();
         if clause_names.is_empty() {
             return true;
@@ -495,23 +487,20 @@ fn paired_in_a_window(claim: &str, claim_names: &[String], known_names: &[String
     })
 }
 
-/// The clauses of a claim, each with the fronted phrase before it that only
-/// names a place or thing ("At the Event Hall, …", "In `DEB_BUILD_OPTIONS`,
-/// …"): the setting the clause is said to hold in.
-fn statements(claim: &str, claim_names: &[String]) -> Vec<(Option<String>, String)> {
-    let mut out = Vec::new();
-    let mut setting: Option<String> = None;
-    for clause in text::clauses_of(claim) {
-        let opens_phrase = text::lower_words(clause).first().is_some_and(|w| PREPOSITIONS.contains(&w.as_str()));
-        let name_terms: Vec<String> = claim_names.iter().filter(|n| names::phrase_in(clause, n)).flat_map(|n| text::terms(n)).collect();
-        let words = content_terms(clause).into_iter().filter(|t| !name_terms.contains(t)).count();
-        if opens_phrase && !name_terms.is_empty() && words == 0 {
-            setting = Some(clause.to_string());
-        } else {
-            out.push((setting.take(), clause.to_string()));
-        }
+/// A fronted phrase of place or context that the passage does not say the
+/// claim holds in: "At the lighthouse room, a member can cancel …" where the
+/// sentence stating the cancellation (or its heading) says nothing of a
+/// lighthouse room. The phrase is the claim's first clause, a preposition
+/// and at most four words; the words it says must be the source's there.
+fn unheld_setting<'c>(claim: &'c str, passage: &str, heading: &str) -> Option<&'c str> {
+    let clauses = text::clauses_of(claim);
+    let (front, rest) = (clauses.first()?, clauses.get(1)?);
+    let words = text::lower_words(front);
+    if !words.first().is_some_and(|w| PREPOSITIONS.contains(&w.as_str())) || words.len() > 5 {
+        return None;
     }
-    out
+    let near = text::terms(&format!("{heading}\n{}", aligned_sentence(rest, passage).unwrap_or_default()));
+    content_terms(front).iter().any(|t| !near.contains(t)).then_some(*front)
 }
 
 /// The prepositions a fronted phrase of place, time or context opens with.
@@ -747,6 +736,15 @@ mod tests {
         assert!(check("The Growth plan comes with a 99.9% monthly uptime commitment.", &[], &source).score <= PAIRING_CAP);
         let headed = [Hit { section: "Dedicated Desk".into(), ..hit("pricing-02", "It costs $450 per month.") }];
         assert!(check("A Dedicated Desk is $450 a month.", &[], &headed).caps.is_empty(), "the heading binds its passage");
+    }
+
+    /// A fronted phrase of place holds only where the sentence it introduces says so.
+    #[test]
+    fn a_setting_is_the_source_s() {
+        let source = [hit("guests-05", "Drinks are allowed in the Event Hall. Alcohol may be served at a member event only by a licensed caterer.")];
+        assert!(check("At the lighthouse room, alcohol may be served only by a licensed caterer.", &[], &source).score <= PAIRING_CAP);
+        let saturday = [hit("hours-02", "On Saturdays, a Day Pass is valid from 10:00 am to 4:00 pm.")];
+        assert!(check("On Saturdays, a Day Pass is valid from 10:00 am to 4:00 pm.", &[], &saturday).caps.is_empty());
     }
 
     /// A number the answer works out from numbers it and the question state,
