@@ -305,6 +305,32 @@ fn why(body: &AskResponse) -> String {
     format!("{reason} @{}: {}", stage.map(|s| format!("{:?}", s.name)).unwrap_or_default(), detail).chars().take(300).collect()
 }
 
+/// A reason with its quoted claims and numbers folded, so that like reasons count together.
+fn fold(reason: &str) -> String {
+    let mut out = String::new();
+    let mut chars = reason.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                for d in chars.by_ref() {
+                    if d == '"' {
+                        break;
+                    }
+                }
+                out.push_str("\"…\"");
+            }
+            d if d.is_ascii_digit() => {
+                while chars.peek().is_some_and(|n| n.is_ascii_digit() || *n == '.') {
+                    chars.next();
+                }
+                out.push('N');
+            }
+            other => out.push(other),
+        }
+    }
+    out.chars().take(180).collect()
+}
+
 fn pct(n: usize, d: usize) -> String {
     if d == 0 { "—".into() } else { format!("{:.1}%", 100.0 * n as f64 / d as f64) }
 }
@@ -337,6 +363,22 @@ fn report(name: &str, rows: &[Row], show: &[String]) {
             un.len(),
             pct(un_caught, un.len())
         );
+    }
+    // The reasons right answers were refused, folded as scripts/bench-judge.mjs folds them.
+    let mut reasons: Vec<(String, usize)> = Vec::new();
+    for body in rows.iter().filter(|r| r.case.answerable()).filter_map(|r| r.right.as_ref()).filter(|b| b.status != Status::Answered) {
+        let folded = fold(&why(body));
+        match reasons.iter_mut().find(|(r, _)| *r == folded) {
+            Some((_, n)) => *n += 1,
+            None => reasons.push((folded, 1)),
+        }
+    }
+    reasons.sort_by(|a, b| b.1.cmp(&a.1));
+    if !reasons.is_empty() {
+        println!("\nright answers refused, by reason:");
+        for (reason, n) in &reasons {
+            println!("  {n} × {reason}");
+        }
     }
     for r in rows.iter().filter(|r| show.contains(&r.case.split)) {
         if let Some(body) = r.right.as_ref().filter(|b| b.status != Status::Answered && r.case.answerable()) {

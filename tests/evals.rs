@@ -30,8 +30,8 @@ const HARBOR_BARS: (f64, f64) = (0.75, 0.55);
 const BILLWREN_BARS: (f64, f64) = (0.40, 0.40);
 /// The natural-wording sets (`evals/*-natural.json`), measured when they were
 /// written and after the rules of wave 3: the bars sit under today's numbers.
-const HARBOR_NATURAL_BARS: (f64, f64) = (0.25, 0.30);
-const BILLWREN_NATURAL_BARS: (f64, f64) = (0.25, 0.20);
+const HARBOR_NATURAL_BARS: (f64, f64) = (0.30, 0.35);
+const BILLWREN_NATURAL_BARS: (f64, f64) = (0.30, 0.20);
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -535,8 +535,10 @@ pub(super) fn read_type_noun(words: &[String], at: usize) -> (Kind, Vec<String>)
     // "what is the length of …": the noun after the copula and article.
     if words.get(k).is_some_and(|w| matches!(w.as_str(), "is" | "are" | "was" | "were")) && words.get(k + 1).is_some_and(|w| w == "the") {
         k += 2;
-        if let Some(kind) = words.get(k).and_then(|w| noun_kind(w)) {
-            return (kind, vec![words[k].clone()]);
+        // "What is the (maximum) number of …": the kind noun, past one modifier.
+        if let Some(at) = (k..k + 2).find(|&i| words.get(i).and_then(|w| noun_kind(w)).is_some()) {
+            let kind = noun_kind(&words[at]).unwrap_or(Kind::Open);
+            return (kind, words[k..=at].to_vec());
         }
         return (Kind::Open, Vec::new());
     }
@@ -708,6 +710,7 @@ mod tests {
             ("Who founded the company?", Kind::Person),
             ("Which booking system do I use for meeting rooms?", Kind::Entity),
             ("What is the length of the track?", Kind::Duration),
+            ("What is the maximum number of characters a package name may have?", Kind::Number),
             ("Why are dogs banned on Fridays?", Kind::Reason),
             ("What happens if I pay late?", Kind::Open),
             ("How do I cancel?", Kind::Open),
