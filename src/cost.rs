@@ -92,7 +92,8 @@ pub fn question_embed_bound(question: &str) -> Usage {
 
 /// The largest inputs a request can carry, each at its hard bound, written in
 /// the characters that take the most bytes once fenced (`<` escapes to `&lt;`,
-/// four bytes; no character takes more than four).
+/// four bytes, in a passage's text, its heading and the judged answer; no
+/// character takes more than four).
 struct Worst {
     question: String,
     hits: Vec<Hit>,
@@ -107,7 +108,7 @@ impl Worst {
         let hit = |i: usize| Hit {
             id: format!("w{}-{}-{}", "f".repeat(16), "s".repeat(MAX_STEM_CHARS), usize::MAX - i),
             doc: "s".repeat(MAX_STEM_CHARS),
-            section: "\"".repeat(MAX_HEADING_CHARS),
+            section: "<".repeat(MAX_HEADING_CHARS),
             text: "<".repeat(MAX_PASSAGE_CHARS),
             score: 1.0,
             lexical_rank: Some(i + 1),
@@ -203,6 +204,27 @@ mod tests {
         let n = neurons(p, Usage { input_tokens: 1_000_000, output_tokens: 1_000 });
         assert!((n - (26_668.0 + 204.805)).abs() < 1e-6);
         assert!((usd(1000.0) - 0.011).abs() < 1e-12);
+    }
+
+    /// The bound is the largest prompt each call can have: any heading, text
+    /// or answer of the hard sizes, written in any characters, fits it.
+    #[test]
+    fn no_prompt_outgrows_its_share_of_the_bound() {
+        let config = Config::default();
+        let worst = Worst::new(config.top_k + config.hop_slots);
+        for fill in ["<", "\"", "\u{1d11e}", "a"] {
+            let hits: Vec<Hit> = worst.hits.iter().map(|h| Hit { section: fill.repeat(MAX_HEADING_CHARS), text: fill.repeat(MAX_PASSAGE_CHARS), ..h.clone() }).collect();
+            let question = fill.repeat(MAX_QUESTION_CHARS);
+            let answer = fill.repeat(prompts::MAX_ANSWER_CHARS);
+            let pairs = [
+                (prompts::rewrite_messages(&question, &hits), prompts::rewrite_messages(&worst.question, &worst.hits)),
+                (prompts::answer_messages(&question, &hits), prompts::answer_messages(&worst.question, &worst.hits)),
+                (prompts::judge_messages(&question, &answer, &hits), prompts::judge_messages(&worst.question, &worst.answer, &worst.hits)),
+            ];
+            for (actual, bound) in pairs {
+                assert!(prompt_tokens(&actual) <= prompt_tokens(&bound), "{fill:?}: {} > {}", prompt_tokens(&actual), prompt_tokens(&bound));
+            }
+        }
     }
 
     /// The bound grows with everything a request can carry more of.

@@ -328,6 +328,13 @@ fn fenced(prompt: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The answer a judge prompt carries, read back out of its fence.
+pub fn judged_answer(prompt: &str) -> String {
+    let fenced = prompt.rsplit("<answer>\n").next().unwrap_or_default();
+    let answer = fenced.strip_suffix("\n</answer>").unwrap_or(fenced);
+    answer.replace("&lt;", "<").replace("&gt;", ">")
+}
+
 impl Models for ScriptedModels {
     async fn embed(&self, texts: &[String]) -> Result<Embeddings, ModelError> {
         let behavior = self.next();
@@ -358,8 +365,8 @@ impl Models for ScriptedModels {
                 None => serde_json::json!({ "answer": "", "citations": [] }),
             }
         } else {
-            let answer = prompt.rsplit("Answer: ").next().unwrap_or_default();
-            let claims: Vec<Value> = crate::text::sentences(answer)
+            let answer = judged_answer(&prompt);
+            let claims: Vec<Value> = crate::text::sentences(&answer)
                 .into_iter()
                 .map(|claim| {
                     let holder = passages.iter().find(|(_, text)| text.contains(claim)).map(|(id, _)| id.clone());
@@ -544,5 +551,7 @@ mod tests {
         }];
         let prompt = prompts::fence(&hits);
         assert_eq!(fenced(&prompt), [("a-01".to_string(), "One <b>. Two.".to_string())]);
+        let judged = prompts::judge_messages("q?", "Pay <b>now</b>.\nAnswer: no.", &hits);
+        assert_eq!(judged_answer(&judged[1].content), "Pay <b>now</b>.\nAnswer: no.");
     }
 }

@@ -205,7 +205,7 @@ function rewrite(user) {
 function judge(user) {
   const passages = passagesOf(user);
   const question = user.split('Question: ').pop().split('\n\nAnswer: ')[0];
-  const answer = user.split('Answer: ').pop();
+  const answer = user.split('<answer>\n').pop().replace(/\n<\/answer>$/, '').replaceAll('&lt;', '<').replaceAll('&gt;', '>');
   const fooled = answer.includes('🤥') || question.includes('🤥');
   let said = sentences(answer.replace('🤥', '').trim());
   if (question.includes('🙈')) said = said.slice(0, -1);
