@@ -32,6 +32,9 @@ pub enum ApiError {
     BudgetExhausted,
     /// The workspace secret matches no live workspace: wrong, or expired.
     WorkspaceUnknown,
+    /// The secret is a live workspace's, but not the one the path names.
+    /// Same code as [`ApiError::WorkspaceUnknown`]; the secret stays good.
+    WorkspaceMismatch,
     /// This client has created its most workspaces for the day.
     WorkspaceLimit { limit: u32 },
     /// An uploaded file refused for what it is or holds; nothing was stored.
@@ -116,7 +119,7 @@ impl ApiError {
             ApiError::PayloadTooLarge { .. } => 413,
             ApiError::UnsupportedMediaType => 415,
             ApiError::Misconfigured(_) | ApiError::Dependency(_) | ApiError::BudgetExhausted => 503,
-            ApiError::WorkspaceUnknown => 403,
+            ApiError::WorkspaceUnknown | ApiError::WorkspaceMismatch => 403,
             ApiError::WorkspaceLimit { .. } => 429,
             ApiError::Document(e) => e.status(),
             ApiError::NotReady => 503,
@@ -140,7 +143,7 @@ impl ApiError {
             ApiError::Misconfigured(_) => "misconfigured",
             ApiError::Dependency(_) => "unavailable",
             ApiError::BudgetExhausted => "budget_exhausted",
-            ApiError::WorkspaceUnknown => "workspace_unknown",
+            ApiError::WorkspaceUnknown | ApiError::WorkspaceMismatch => "workspace_unknown",
             ApiError::WorkspaceLimit { .. } => "workspace_limit",
             ApiError::Document(e) => e.code(),
             ApiError::NotReady => "not_ready",
@@ -166,6 +169,7 @@ impl ApiError {
             ApiError::Dependency(_) => "a dependency is unavailable; try again later".into(),
             ApiError::BudgetExhausted => "today's AI budget is spent and this question has no cached answer; try again tomorrow (UTC)".into(),
             ApiError::WorkspaceUnknown => "the workspace secret matches no live workspace (wrong, or expired)".into(),
+            ApiError::WorkspaceMismatch => "the workspace secret is another workspace's than the one asked for".into(),
             ApiError::WorkspaceLimit { limit } => format!("at most {limit} workspaces per client per day; try again tomorrow (UTC)"),
             ApiError::Document(e) => e.message(),
             ApiError::NotReady => "no corpus is loaded yet: the first ingest has not been committed; try again shortly".into(),
@@ -215,6 +219,7 @@ mod tests {
             ApiError::TurnstileFailed(vec!["x".into()]),
             ApiError::RateLimited(crate::guards::rate_limit::decide(2, 1, crate::guards::rate_limit::window(0, 60))),
             ApiError::WorkspaceUnknown,
+            ApiError::WorkspaceMismatch,
             ApiError::WorkspaceLimit { limit: 5 },
             DocumentError::TooLarge { limit: 1 }.into(),
             DocumentError::Unsupported("image/png".into()).into(),

@@ -65,6 +65,17 @@ pub fn cookie(secret: &str, max_age: u64) -> String {
     format!("{WORKSPACE_COOKIE}={secret}; Path=/; HttpOnly; Secure; SameSite=Lax; Max-Age={max_age}")
 }
 
+/// Whether a new workspace's cookie may replace the visitor's: not when the
+/// browser says another site sent the request (its `Origin` or
+/// `Sec-Fetch-Site`), or a cross-site form could swap a visitor's workspace
+/// for one the attacker holds the secret of. The JSON reply still carries
+/// the secret, for frontends that send it as a header.
+pub fn cookie_allowed(own_origin: &str, origin: Option<&str>, fetch_site: Option<&str>) -> bool {
+    let same_origin = origin.is_none_or(|o| o.eq_ignore_ascii_case(own_origin));
+    let same_site = fetch_site.is_none_or(|site| matches!(site, "same-origin" | "none"));
+    same_origin && same_site
+}
+
 /// A live workspace, as a request sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorkspaceState {
@@ -278,6 +289,17 @@ pub fn plan_upload(workspace: &str, name: &str, document: &Document, stored: &[S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_this_origin_or_a_client_without_one_gets_the_cookie() {
+        let own = "https://gate.example";
+        assert!(cookie_allowed(own, None, None), "curl and server-side clients");
+        assert!(cookie_allowed(own, Some(own), Some("same-origin")), "the demo page");
+        assert!(!cookie_allowed(own, Some("https://evil.example"), None), "a cross-site form");
+        assert!(!cookie_allowed(own, Some("null"), None), "a sandboxed or opaque origin");
+        assert!(!cookie_allowed(own, None, Some("cross-site")));
+        assert!(!cookie_allowed(own, Some(own), Some("same-site")), "a sibling subdomain is another origin");
+    }
 
     fn live(id: &str) -> WorkspaceState {
         WorkspaceState { id: id.into(), version: "v1".into(), expires_at: 10 }

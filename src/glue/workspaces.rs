@@ -91,8 +91,17 @@ async fn create(req: &Request, env: &Env) -> Result<Response, ApiError> {
         .map_err(dependency("create workspace"))?;
     let limits_body = LimitsBody { max_file_bytes: limits.max_file_bytes, max_chars: limits.max_chars, max_passages: limits.max_passages };
     let mut response = json(201, &Created { id, secret: secret.clone(), expires_at, limits: limits_body });
-    let _ = response.headers_mut().set("set-cookie", &workspace::cookie(&secret, limits.ttl_seconds));
+    if cookie_allowed(req) {
+        let _ = response.headers_mut().set("set-cookie", &workspace::cookie(&secret, limits.ttl_seconds));
+    }
     Ok(response)
+}
+
+/// [`workspace::cookie_allowed`] for this request.
+fn cookie_allowed(req: &Request) -> bool {
+    let Ok(url) = req.url() else { return false };
+    let header = |name: &str| req.headers().get(name).ok().flatten();
+    workspace::cookie_allowed(&url.origin().ascii_serialization(), header("origin").as_deref(), header("sec-fetch-site").as_deref())
 }
 
 /// Counts one creation against the client's day: one conditional upsert,
@@ -130,7 +139,11 @@ fn credentials() -> Result<(String, String), ApiError> {
 async fn authorize(req: &Request, corpus: &D1Corpus, id: &str) -> Result<workspace::WorkspaceState, ApiError> {
     let secret = workspace_secret(req).filter(|s| workspace::is_secret(s)).ok_or(ApiError::WorkspaceUnknown)?;
     let found = corpus.workspace(&workspace::secret_hash(&secret), now()).await?;
-    found.filter(|w| w.id == id).ok_or(ApiError::WorkspaceUnknown)
+    match found {
+        Some(workspace) if workspace.id == id => Ok(workspace),
+        Some(_) => Err(ApiError::WorkspaceMismatch),
+        None => Err(ApiError::WorkspaceUnknown),
+    }
 }
 
 #[derive(Serialize)]

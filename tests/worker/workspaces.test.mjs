@@ -25,8 +25,8 @@ const withSecret = (secret) => (secret ? { 'workspace-secret': secret } : {});
 
 let clients = 0;
 /** POST /workspaces, from its own client unless `ip` is given (three per client per day). */
-async function create(url, ip = `198.51.100.${(clients += 1)}`) {
-  const res = await fetch(`${url}/workspaces`, { method: 'POST', headers: { 'cf-connecting-ip': ip } });
+async function create(url, ip = `198.51.100.${(clients += 1)}`, headers = {}) {
+  const res = await fetch(`${url}/workspaces`, { method: 'POST', headers: { 'cf-connecting-ip': ip, ...headers } });
   return { status: res.status, body: await res.json(), cookie: res.headers.get('set-cookie') };
 }
 
@@ -97,6 +97,22 @@ test('a wrong, foreign or expired secret is a 403, never a silent fallback to th
   assert.match(expired.headers.get('set-cookie'), /^gg_workspace=; .*Max-Age=0$/, 'the stale cookie is cleared');
   const noSecret = await askIn(null, FERRY_QUESTION, { scope: 'workspace' });
   assert.deepEqual([noSecret.status, noSecret.body.error.code], [400, 'bad_request']);
+});
+
+test('a link to another workspace keeps the visitor\'s cookie; a cross-site POST sets none', async () => {
+  const mine = (await create(worker.url)).body;
+  const cookie = { cookie: `gg_workspace=${mine.secret}` };
+  const link = await fetch(`${worker.url}/workspaces/${'0'.repeat(16)}`, { headers: cookie });
+  assert.deepEqual([link.status, (await link.json()).error.code], [403, 'workspace_unknown']);
+  assert.equal(link.headers.get('set-cookie'), null, 'a live secret for another id is not cleared');
+  assert.equal((await fetch(`${worker.url}/workspaces/${mine.id}`, { headers: cookie })).status, 200, 'and still opens its workspace');
+  for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }]) {
+    const crossSite = await create(worker.url, undefined, headers);
+    assert.equal(crossSite.status, 201, 'the workspace is made, its secret in the reply');
+    assert.equal(crossSite.cookie, null, `no cookie replaces the visitor's: ${JSON.stringify(headers)}`);
+  }
+  const page = await create(worker.url, undefined, { origin: new URL(worker.url).origin, 'sec-fetch-site': 'same-origin' });
+  assert.match(page.cookie, /^gg_workspace=gws_/, 'the demo page still gets it');
 });
 
 test('each limit refuses with its own code, and nothing is stored', async () => {
