@@ -18,7 +18,7 @@ use crate::cost::{self, Usage};
 use crate::guards::audit::Record;
 use crate::guards::rate_limit::Window;
 use crate::models::{Embeddings, Message, ModelError, Models, Reply, Reported, Role};
-use crate::ports::{Alarms, AnswerCache, AuditLog, Clock, Corpus, CorpusState, Ports, RateLimiter, Reservation, ReviewQueue, SpendLedger, Verifier};
+use crate::ports::{Alarms, AnswerCache, AuditLog, Cached, Clock, Corpus, CorpusState, Ports, RateLimiter, Reservation, ReviewQueue, SpendLedger, Verifier};
 use crate::review::Queued;
 use crate::ports::{Lookup, Query, StoredHit};
 
@@ -84,18 +84,18 @@ impl RateLimiter for FakeLimiter {
 /// The answer cache (one tier).
 pub struct FakeCache {
     events: Events,
-    pub stored: RefCell<HashMap<String, AskResponse>>,
+    pub stored: RefCell<HashMap<String, Cached>>,
 }
 
 impl AnswerCache for FakeCache {
     async fn get(&self, key: &str, _: u64) -> Option<(AskResponse, Tier)> {
         self.events.borrow_mut().push(Event::CacheGet);
-        self.stored.borrow().get(key).cloned().map(|a| (a, Tier::D1))
+        self.stored.borrow().get(key).map(|entry| (entry.answer.clone(), Tier::D1))
     }
 
-    async fn put(&self, key: &str, answer: &AskResponse, _: u64) {
+    async fn put(&self, entry: &Cached, _: u64) {
         self.events.borrow_mut().push(Event::CachePut);
-        self.stored.borrow_mut().insert(key.to_string(), answer.clone());
+        self.stored.borrow_mut().insert(entry.key.clone(), entry.clone());
     }
 }
 

@@ -26,7 +26,7 @@ use crate::guards::audit::Record;
 use crate::guards::cache;
 use crate::guards::rate_limit::{self, Decision};
 use crate::guards::spend;
-use crate::ports::{Alarms, AnswerCache, AuditLog, Clock, Corpus, CorpusState, Ports, RateLimiter, Reservation, ReviewQueue, SpendLedger, Verifier};
+use crate::ports::{Alarms, AnswerCache, AuditLog, Cached, Clock, Corpus, CorpusState, Ports, RateLimiter, Reservation, ReviewQueue, SpendLedger, Verifier};
 use crate::stages::metering::Meter;
 use crate::stages::pipeline::Pipeline;
 use crate::stages::Stages;
@@ -104,7 +104,7 @@ pub struct Finished {
 #[derive(Debug, Clone, PartialEq)]
 pub struct After {
     /// An answer to store under its key.
-    cache: Option<(String, AskResponse)>,
+    cache: Option<Cached>,
     /// A refusal for the review inbox.
     review: Option<Queued>,
     audit: Audit,
@@ -135,7 +135,7 @@ pub struct Flow<'a, P: Ports> {
 /// What an admitted request came to, and what to write once it is sent.
 struct Responded {
     answer: AskResponse,
-    store: Option<(String, AskResponse)>,
+    store: Option<Cached>,
     review: Option<Queued>,
 }
 
@@ -180,8 +180,8 @@ impl<P: Ports> Flow<'_, P> {
     /// The cache write and the audit record, after the answer is sent. A
     /// failure here is raised as an alarm; the answer already stands.
     pub async fn after(&self, after: After) {
-        if let Some((key, answer)) = &after.cache {
-            self.ports.cache().put(key, answer, after.now).await;
+        if let Some(entry) = &after.cache {
+            self.ports.cache().put(entry, after.now).await;
         }
         if let Some(item) = &after.review {
             if let Err(e) = self.ports.review().enqueue(item, after.now).await {
@@ -294,7 +294,7 @@ impl<P: Ports> Flow<'_, P> {
         started: f64,
         progress: &dyn Progress,
         now: u64,
-    ) -> Result<(AskResponse, Option<(String, AskResponse)>), ApiError> {
+    ) -> Result<(AskResponse, Option<Cached>), ApiError> {
         let clock = self.ports.clock();
         let key = cache::key(&admission.question, &corpus.version, &cache::build_id(), self.config);
         if let Some((stored, tier)) = self.ports.cache().get(&key, now).await {
@@ -321,7 +321,8 @@ impl<P: Ports> Flow<'_, P> {
             }
             Engine::WorkersAi => self.paid(request_id, admission, corpus, stages, progress, now).await?,
         };
-        let store = (cacheable && cache::cacheable(answer.status, answer.reason)).then(|| (key, answer.clone()));
+        let workspace = corpus.scope.workspace().map(String::from);
+        let store = (cacheable && cache::cacheable(answer.status, answer.reason)).then(|| Cached { key, workspace, answer: answer.clone() });
         Ok((answer, store))
     }
 

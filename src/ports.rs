@@ -42,7 +42,16 @@ pub trait AnswerCache {
     async fn get(&self, key: &str, now: u64) -> Option<(AskResponse, Tier)>;
     /// Stores an answer (never over a pinned one). A write that fails is
     /// logged and forgotten.
-    async fn put(&self, key: &str, answer: &AskResponse, now: u64);
+    async fn put(&self, entry: &Cached, now: u64);
+}
+
+/// An answer to store under its key, with the workspace it may quote: the
+/// entry goes when the workspace does.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cached {
+    pub key: String,
+    pub workspace: Option<String>,
+    pub answer: AskResponse,
 }
 
 /// One reservation against the day's spend cap.

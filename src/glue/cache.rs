@@ -9,7 +9,7 @@ use worker::{Cache, D1Database, Headers, Response};
 use super::d1::dependency;
 use crate::api::error::ApiError;
 use crate::api::response::{AskResponse, Tier};
-use crate::ports::AnswerCache;
+use crate::ports::{AnswerCache, Cached};
 
 pub struct TwoTierCache {
     pub db: D1Database,
@@ -54,17 +54,25 @@ impl AnswerCache for TwoTierCache {
         Some((answer, Tier::D1))
     }
 
-    async fn put(&self, key: &str, answer: &AskResponse, now: u64) {
+    async fn put(&self, entry: &Cached, now: u64) {
+        let Cached { key, workspace, answer } = entry;
         let Ok(text) = serde_json::to_string(answer) else { return };
         let status = crate::api::response::wire_name(answer.status);
         let written = match self
             .db
             .prepare(
-                "INSERT INTO answer_cache (key, status, response, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5) \
+                "INSERT INTO answer_cache (key, status, response, created_at, expires_at, workspace) VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
                  ON CONFLICT (key) DO UPDATE SET status = excluded.status, response = excluded.response, \
                  created_at = excluded.created_at, expires_at = excluded.expires_at WHERE answer_cache.pinned = 0",
             )
-            .bind(&[key.into(), status.into(), text.as_str().into(), JsValue::from(now as f64), JsValue::from((now + self.ttl) as f64)])
+            .bind(&[
+                key.as_str().into(),
+                status.into(),
+                text.as_str().into(),
+                JsValue::from(now as f64),
+                JsValue::from((now + self.ttl) as f64),
+                workspace.as_deref().map_or(JsValue::NULL, JsValue::from),
+            ])
             .map_err(dependency("bind cache"))
         {
             Ok(statement) => statement.run().await.map(|_| ()).map_err(dependency("cache write")),
@@ -137,10 +145,17 @@ pub async fn forget(db: &D1Database, key: &str) -> Result<(), ApiError> {
         .run()
         .await
         .map_err(dependency("forget"))?;
+    forget_edge(key).await;
+    Ok(())
+}
+
+/// Drops the edge tier's copy of `key`. A failure is logged: the copy
+/// expires with its TTL, and its key is unreachable once the D1 row is gone
+/// only if the corpus version it was made under is gone too.
+pub async fn forget_edge(key: &str) {
     if let Err(e) = Cache::default().delete(edge_url(key).as_str(), false).await {
         worker::console_warn!("edge cache delete failed (it expires with its TTL): {e}");
     }
-    Ok(())
 }
 
 /// Deletes expired rows (pinned rows never expire).

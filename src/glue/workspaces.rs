@@ -12,7 +12,7 @@ use worker::{D1Database, Env, Method, Request, Response};
 
 use super::d1::{database, dependency, rows, D1Corpus};
 use super::ports::{workers_ai, WorkerPorts};
-use super::{config, is_admin, json, vectorize, vectors, workspace_secret};
+use super::{cache, config, is_admin, json, vectorize, vectors, workspace_secret};
 use crate::api::error::{ApiError, DocumentError};
 use crate::api::response::Origin;
 use crate::config::Engine;
@@ -27,6 +27,9 @@ use crate::ports::Corpus;
 const EXPIRE_PER_RUN: u32 = 20;
 /// Vectorize deletes at most this many ids per call.
 const DELETE_BATCH: usize = 1000;
+/// Edge-cache copies a `DELETE` drops (one subrequest each); the cron's
+/// expiry drops none, to stay within an invocation's subrequests.
+const EDGE_FORGET_PER_DELETE: u32 = 20;
 
 fn now() -> u64 {
     (worker::js_sys::Date::now() / 1000.0) as u64
@@ -264,10 +267,13 @@ async fn describe(req: &Request, env: &Env, id: &str) -> Result<Response, ApiErr
     Ok(json(200, &Described { id: workspace.id, expires_at: workspace.expires_at, version: workspace.version, documents }))
 }
 
-/// `DELETE /workspaces/{id}`: everything of it, now; the cookie is cleared.
+/// `DELETE /workspaces/{id}`: everything of it, now, the edge tier's copies
+/// of its cached answers too; the cookie is cleared.
 async fn delete_route(req: &Request, env: &Env, id: &str) -> Result<Response, ApiError> {
     authorize(req, &D1Corpus::new(env)?, id).await?;
-    delete(env, id).await?;
+    for key in delete(env, id).await? {
+        cache::forget_edge(&key).await;
+    }
     let mut response = json(200, &serde_json::json!({ "id": id, "deleted": true }));
     let _ = response.headers_mut().set("set-cookie", &workspace::cookie("", 0));
     Ok(response)
@@ -278,10 +284,23 @@ struct IdRow {
     id: String,
 }
 
-/// Deletes a workspace's vectors (when there is an index), then its
-/// references, index rows, passages and row in one batch.
-async fn delete(env: &Env, id: &str) -> Result<(), ApiError> {
+#[derive(Deserialize)]
+struct KeyRow {
+    key: String,
+}
+
+/// Deletes a workspace's vectors (when there is an index), then in one batch
+/// its references, index rows, passages, cached answers, review items and
+/// row. Returns the keys (up to [`EDGE_FORGET_PER_DELETE`]) of the cached
+/// answers whose edge copies remain: made under the workspace's version,
+/// no request can reach them again, and they expire with the cache's TTL.
+async fn delete(env: &Env, id: &str) -> Result<Vec<String>, ApiError> {
     let db = database(env)?;
+    let cached = db
+        .prepare("SELECT key FROM answer_cache WHERE workspace = ?1 LIMIT ?2")
+        .bind(&[id.into(), JsValue::from(EDGE_FORGET_PER_DELETE)])
+        .map_err(dependency("bind workspace answers"))?;
+    let cached: Vec<KeyRow> = rows(cached, "workspace answers").await?;
     if let Some(index) = vectorize::from_env(env) {
         let statement = db.prepare("SELECT id FROM passages WHERE workspace = ?1").bind(&[id.into()]).map_err(dependency("bind workspace passages"))?;
         let ids: Vec<IdRow> = rows(statement, "workspace passages").await?;
@@ -297,10 +316,12 @@ async fn delete(env: &Env, id: &str) -> Result<(), ApiError> {
         statement("DELETE FROM passage_anchors WHERE passage IN (SELECT id FROM passages WHERE workspace = ?1)", id)?,
         statement("DELETE FROM passages_fts WHERE rowid IN (SELECT rowid FROM passages_fts WHERE passages_fts MATCH ?1)", &token)?,
         statement("DELETE FROM passages WHERE workspace = ?1", id)?,
+        statement("DELETE FROM answer_cache WHERE workspace = ?1", id)?,
+        statement("DELETE FROM review_queue WHERE workspace = ?1", id)?,
         statement("DELETE FROM workspaces WHERE id = ?1", id)?,
     ];
     db.batch(batch).await.map_err(dependency("delete workspace"))?;
-    Ok(())
+    Ok(cached.into_iter().map(|row| row.key).collect())
 }
 
 /// The cron's part: deletes up to [`EXPIRE_PER_RUN`] expired workspaces and

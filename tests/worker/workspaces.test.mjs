@@ -10,6 +10,7 @@ const LIMITS = {
   WORKSPACE_MAX_CHARS: '2000',
   WORKSPACE_MAX_PASSAGES: '3',
   WORKSPACES_PER_CLIENT_PER_DAY: '3',
+  REVIEW_INBOX: 'on',
 };
 const FERRY = '# Ferry\n\n## Timetable\n\nThe Larkport ferry leaves at 7:15 am from Pier 4.\n';
 const FERRY_QUESTION = 'When does the Larkport ferry leave?';
@@ -39,6 +40,20 @@ async function upload(url, id, secret, name, text, type = 'text/markdown') {
 
 const askIn = (secret, question, extra = {}) => ask(worker.url, question, extra, withSecret(secret));
 const passagesOf = (id) => d1(worker.persist, `SELECT count(*) AS n FROM passages WHERE workspace = '${id}'`)[0].n;
+
+/** Rows of a workspace's text outside its passages: cached answers and review items. */
+const textOf = (id) => d1(worker.persist, `SELECT (SELECT count(*) FROM answer_cache WHERE workspace = '${id}') AS cached,
+  (SELECT count(*) FROM review_queue WHERE workspace = '${id}') AS queued`)[0];
+
+/** A workspace holding the ferry notes, asked one question it answers and one it refuses. */
+async function askedWorkspace() {
+  const w = (await create(worker.url)).body;
+  await upload(worker.url, w.id, w.secret, 'ferry.md', FERRY);
+  assert.equal((await askIn(w.secret, FERRY_QUESTION)).body.status, 'answered');
+  assert.equal((await askIn(w.secret, 'What is the Larkport ferry fare?', { scope: 'workspace' })).body.status, 'refused');
+  await eventually(() => assert.deepEqual(textOf(w.id), { cached: 2, queued: 1 }, 'its answers cached, its refusal queued'));
+  return w;
+}
 
 test('a new workspace: an id, a secret shown once, and the secret in an HttpOnly cookie', async () => {
   const { status, body, cookie } = await create(worker.url);
@@ -226,24 +241,24 @@ test('uploading a file of the same name replaces it; a new version is a new cach
 });
 
 test('DELETE removes everything of a workspace and clears the cookie', async () => {
-  const w = (await create(worker.url)).body;
-  await upload(worker.url, w.id, w.secret, 'ferry.md', FERRY);
+  const w = await askedWorkspace();
   const res = await fetch(`${worker.url}/workspaces/${w.id}`, { method: 'DELETE', headers: withSecret(w.secret) });
   assert.equal(res.status, 200);
   assert.match(res.headers.get('set-cookie'), /^gg_workspace=; .*Max-Age=0$/);
   assert.equal(passagesOf(w.id), 0);
   assert.deepEqual(d1(worker.persist, `SELECT count(*) AS n FROM passages_fts WHERE passages_fts MATCH 'scope : w${w.id}'`), [{ n: 0 }]);
+  assert.deepEqual(textOf(w.id), { cached: 0, queued: 0 }, 'no answer or question of it is kept');
   assert.equal((await askIn(w.secret, FERRY_QUESTION)).status, 403);
 });
 
-test('the cron deletes expired workspaces: rows, index rows and the workspace', async () => {
-  const w = (await create(worker.url)).body;
-  await upload(worker.url, w.id, w.secret, 'ferry.md', FERRY);
+test('the cron deletes expired workspaces: rows, index rows, cached answers, review items and the workspace', async () => {
+  const w = await askedWorkspace();
   d1(worker.persist, `UPDATE workspaces SET expires_at = 1 WHERE id = '${w.id}'`);
   assert.equal((await fetch(`${worker.url}/__scheduled?cron=*/30+*+*+*+*`)).status, 200);
   assert.equal(passagesOf(w.id), 0);
   assert.deepEqual(d1(worker.persist, `SELECT count(*) AS n FROM workspaces WHERE id = '${w.id}'`), [{ n: 0 }]);
   assert.deepEqual(d1(worker.persist, `SELECT count(*) AS n FROM passages_fts WHERE passages_fts MATCH 'scope : w${w.id}'`), [{ n: 0 }]);
+  assert.deepEqual(textOf(w.id), { cached: 0, queued: 0 });
   assert.ok(d1(worker.persist, 'SELECT count(*) AS n FROM passages WHERE workspace IS NULL')[0].n > 0, 'the shared corpus stays');
 });
 
