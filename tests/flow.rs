@@ -235,6 +235,8 @@ fn workspaces_are_isolated_by_their_secret() {
     let only = ask_in(&ports, ferry, Some(&secret(1)), Some("workspace")).unwrap();
     assert_eq!((only.status, only.cache.hit), (Status::Answered, false));
     assert_eq!(ask_in(&ports, ferry, Some(&secret(2)), None).unwrap().status, Status::Refused, "B never sees A's passages");
+    let cached_for = |workspace: Option<&str>| ports.cache.stored.borrow().values().filter(|e| e.workspace.as_deref() == workspace).count();
+    assert_eq!((cached_for(None), cached_for(Some(A)), cached_for(Some(B))), (1, 2, 1), "each answer is stored with the workspace it may quote");
 
     let desk = "How much does the Dedicated Desk plan cost?";
     assert_eq!(ask_in(&ports, desk, Some(&secret(1)), None).unwrap().status, Status::Answered, "the shared corpus too");
