@@ -42,6 +42,9 @@ pub enum ApiError {
     /// No corpus version has been committed yet: the first ingest is not done.
     NotReady,
     /// A page or commit names an ingest that was never begun (or is gone).
+    /// The request's audit record is older than the retention and was
+    /// pruned; the chain still verifies from its checkpoint.
+    AuditPruned,
     IngestUnknown,
     /// The corpus changed after this ingest began: its pages are dropped.
     IngestStale,
@@ -124,6 +127,7 @@ impl ApiError {
             ApiError::Document(e) => e.status(),
             ApiError::NotReady => 503,
             ApiError::IngestUnknown => 404,
+            ApiError::AuditPruned => 410,
             ApiError::IngestStale | ApiError::IngestConflict(_) => 409,
             ApiError::PageTooLarge { .. } => 413,
         }
@@ -148,6 +152,7 @@ impl ApiError {
             ApiError::Document(e) => e.code(),
             ApiError::NotReady => "not_ready",
             ApiError::IngestUnknown => "ingest_unknown",
+            ApiError::AuditPruned => "audit_pruned",
             ApiError::IngestStale => "ingest_stale",
             ApiError::IngestConflict(_) => "ingest_conflict",
             ApiError::PageTooLarge { .. } => "page_too_large",
@@ -174,6 +179,7 @@ impl ApiError {
             ApiError::Document(e) => e.message(),
             ApiError::NotReady => "no corpus is loaded yet: the first ingest has not been committed; try again shortly".into(),
             ApiError::IngestUnknown => "no such ingest: begin it first (POST /admin/ingest/begin)".into(),
+            ApiError::AuditPruned => "the request's audit record was older than the retention and has been pruned; the chain verifies from its checkpoint".into(),
             ApiError::IngestStale => "the corpus changed after this ingest began; its pages were dropped: run the ingest again".into(),
             ApiError::IngestConflict(why) => why.clone(),
             ApiError::PageTooLarge { statements, limit } => {
@@ -228,6 +234,7 @@ mod tests {
             DocumentError::TooManyCharacters { chars: 2, limit: 1 }.into(),
             DocumentError::TooManyPassages { passages: 2, limit: 1 }.into(),
             ApiError::IngestUnknown,
+            ApiError::AuditPruned,
             ApiError::IngestStale,
             ApiError::IngestConflict("x".into()),
             ApiError::PageTooLarge { statements: 2, limit: 1 },

@@ -63,11 +63,10 @@ pub async fn release(req: &mut Request, env: &Env) -> Result<Response, ApiError>
     Ok(json(200, &serde_json::json!({ "requestId": request_id, "released": released })))
 }
 
-/// `GET /admin/audit/verify`: walks the chain, a page at a time, from its
-/// checkpoint; OK with the row count, or the first row whose body, hash or
-/// place does not check out.
-/// `GET /admin/audit/verify[?hash=…]`: walks the chain; with `hash`, also
-/// says which row has it (an evidence report's proof), or `null`.
+/// `GET /admin/audit/verify[?hash=…]`: walks the chain, a page at a time,
+/// from its checkpoint; OK with the row count, or the first row whose body,
+/// hash or place does not check out. With `hash`, also says which row has it
+/// (an evidence report's proof), or `null`.
 pub async fn verify(req: &Request, env: &Env) -> Result<Response, ApiError> {
     require_admin(req, env)?;
     let url = req.url().map_err(|_| ApiError::BadRequest("the URL could not be read".into()))?;
@@ -84,13 +83,12 @@ pub async fn verify(req: &Request, env: &Env) -> Result<Response, ApiError> {
 }
 
 /// `GET /audit/{requestId}`: where the request's record sits in the audit
-/// chain (its row and hash), for the asker's evidence report. Request ids
-/// are 128 random bits, known only to whoever got the answer.
+/// chain (its row and hash), for the asker's evidence report; 410
+/// `audit_pruned` once retention has pruned it. Request ids carry 80 random
+/// bits, known only to whoever got the answer.
 pub async fn proof(env: &Env, request_id: &str) -> Result<Response, ApiError> {
-    if request_id.len() != 32 || !request_id.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(ApiError::NotFound);
-    }
-    let proof = (D1Audit { db: database(env)? }).proof(request_id).await?.ok_or(ApiError::NotFound)?;
+    let issued = crate::guards::audit::issued_at(request_id).ok_or(ApiError::NotFound)?;
+    let proof = (D1Audit { db: database(env)? }).proof(request_id, issued).await?;
     Ok(json(200, &serde_json::json!({ "requestId": request_id, "seq": proof.seq, "hash": proof.hash, "prevHash": proof.prev_hash })))
 }
 

@@ -91,13 +91,25 @@ struct Last {
     seq: Option<u64>,
 }
 
+#[derive(Deserialize)]
+struct Pruned {
+    /// The newest `created_at` (unix ms) of the rows pruned so far.
+    pruned_through: Option<u64>,
+}
+
 impl D1Audit {
     /// Appends one row (a record, a rejection roll-up, an operator's action).
     pub async fn append_body(&self, body: &str, time_ms: u64, request_id: Option<&str>) -> Result<(), ApiError> {
         let request = request_id.map_or(JsValue::NULL, JsValue::from);
         let appended: Option<Appended> = self
             .db
-            .prepare("INSERT INTO audit_log (body, created_at, request_id) VALUES (?1, ?2, ?3) RETURNING seq")
+            // The next seq follows the last row, or the checkpoint when
+            // pruning has left none: a seq is never used twice.
+            .prepare(
+                "INSERT INTO audit_log (seq, body, created_at, request_id) VALUES \
+                 (max(coalesce((SELECT max(seq) FROM audit_log), 0), coalesce((SELECT seq FROM audit_checkpoint WHERE id = 1), 0)) + 1, \
+                 ?1, ?2, ?3) RETURNING seq",
+            )
             .bind(&[body.into(), JsValue::from(time_ms as f64), request])
             .map_err(dependency("bind audit"))?
             .first(None)
@@ -209,16 +221,32 @@ impl D1Audit {
         }
     }
 
-    /// The row that records `request_id`, sealed: its place and hash.
-    pub async fn proof(&self, request_id: &str) -> Result<Option<Proof>, ApiError> {
+    /// The row that records `request_id` (issued at `issued_ms`), sealed: its
+    /// place and hash; [`ApiError::AuditPruned`] when retention has removed
+    /// it, or [`ApiError::NotFound`] (none yet, or never).
+    pub async fn proof(&self, request_id: &str, issued_ms: u64) -> Result<Proof, ApiError> {
         self.seal().await?;
-        self.db
+        let found: Option<Proof> = self
+            .db
             .prepare("SELECT seq, hash, prev_hash FROM audit_log WHERE request_id = ?1 AND hash IS NOT NULL")
             .bind(&[request_id.into()])
             .map_err(dependency("bind proof"))?
             .first(None)
             .await
-            .map_err(dependency("read proof"))
+            .map_err(dependency("read proof"))?;
+        if let Some(proof) = found {
+            return Ok(proof);
+        }
+        let pruned: Option<Pruned> = self
+            .db
+            .prepare("SELECT pruned_through FROM audit_checkpoint WHERE id = 1")
+            .first(None)
+            .await
+            .map_err(dependency("audit checkpoint"))?;
+        match pruned.and_then(|p| p.pruned_through) {
+            Some(through) if issued_ms <= through => Err(ApiError::AuditPruned),
+            _ => Err(ApiError::NotFound),
+        }
     }
 
     /// Turns each ended window's counts of refused requests into one row.
@@ -260,12 +288,16 @@ impl D1Audit {
         Ok(())
     }
 
-    /// Deletes sealed rows appended before `cutoff_ms`, in one batch with the
-    /// checkpoint that carries the last deleted row's seq and hash.
+    /// Deletes sealed rows appended before `cutoff_ms`, but never the newest
+    /// sealed row, in one batch with the checkpoint that carries the last
+    /// deleted row's seq and hash and the newest time pruned.
     pub async fn prune(&self, cutoff_ms: u64) -> Result<(), ApiError> {
         let last: Option<Last> = self
             .db
-            .prepare("SELECT max(seq) AS seq FROM audit_log WHERE hash IS NOT NULL AND created_at < ?1")
+            .prepare(
+                "SELECT max(seq) AS seq FROM audit_log WHERE hash IS NOT NULL AND created_at < ?1 \
+                 AND seq < (SELECT max(seq) FROM audit_log WHERE hash IS NOT NULL)",
+            )
             .bind(&[JsValue::from(cutoff_ms as f64)])
             .map_err(dependency("bind prune"))?
             .first(None)
@@ -275,8 +307,10 @@ impl D1Audit {
         let statements = vec![
             self.db
                 .prepare(
-                    "INSERT INTO audit_checkpoint (id, seq, hash) SELECT 1, seq, hash FROM audit_log WHERE seq = ?1 \
-                     ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
+                    "INSERT INTO audit_checkpoint (id, seq, hash, pruned_through) \
+                     SELECT 1, seq, hash, (SELECT max(created_at) FROM audit_log WHERE seq <= ?1) FROM audit_log WHERE seq = ?1 \
+                     ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, \
+                     pruned_through = max(coalesce(audit_checkpoint.pruned_through, 0), coalesce(excluded.pruned_through, 0))",
                 )
                 .bind(&[JsValue::from(seq as f64)])
                 .map_err(dependency("bind prune"))?,

@@ -215,9 +215,12 @@ fn random_bytes() -> [u8; 16] {
     bytes
 }
 
-/// A request id: 32 hex digits.
+/// A request id ([`crate::guards::audit::request_id`]): the time, then 80 random bits.
 fn new_request_id() -> String {
-    hex(&random_bytes())
+    let random = random_bytes();
+    let mut tail = [0u8; 10];
+    tail.copy_from_slice(&random[..10]);
+    crate::guards::audit::request_id(worker::js_sys::Date::now() as u64, &tail)
 }
 
 /// A random (version 4) UUID, as siteverify's idempotency key.

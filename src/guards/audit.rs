@@ -85,6 +85,20 @@ pub fn chain_hash(prev_hash: &str, canonical: &str) -> String {
     hex(&hasher.finalize())
 }
 
+/// A request id: 32 hex digits, the first 12 the unix milliseconds it was
+/// issued at, the other 20 random (80 bits, unguessable). The time lets
+/// `GET /audit/{id}` tell a record pruned past its retention from one that
+/// never was.
+pub fn request_id(now_ms: u64, random: &[u8; 10]) -> String {
+    format!("{:012x}{}", now_ms & 0xffff_ffff_ffff, hex(random))
+}
+
+/// When the request id was issued (unix ms); `None` for what is not one.
+pub fn issued_at(request_id: &str) -> Option<u64> {
+    let valid = request_id.len() == 32 && request_id.bytes().all(|b| b.is_ascii_hexdigit());
+    valid.then(|| u64::from_str_radix(&request_id[..12], 16).ok()).flatten()
+}
+
 /// A stored row.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct Row {
@@ -187,6 +201,16 @@ impl Rejections {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_request_id_carries_when_it_was_issued() {
+        let id = request_id(1_764_633_600_123, &[0xab; 10]);
+        assert_eq!(id, format!("{:012x}{}", 1_764_633_600_123u64, "ab".repeat(10)));
+        assert_eq!(issued_at(&id), Some(1_764_633_600_123));
+        assert!(request_id(1, &[0; 10]) < request_id(2, &[0xff; 10]), "ids sort by time");
+        assert_eq!(issued_at("xyz"), None);
+        assert_eq!(issued_at(&"g".repeat(32)), None);
+    }
 
     fn record(id: &str) -> Record {
         Record {
