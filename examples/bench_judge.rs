@@ -373,7 +373,7 @@ fn report(name: &str, rows: &[Row], show: &[String]) {
             None => reasons.push((folded, 1)),
         }
     }
-    reasons.sort_by(|a, b| b.1.cmp(&a.1));
+    reasons.sort_by_key(|r| std::cmp::Reverse(r.1));
     if !reasons.is_empty() {
         println!("\nright answers refused, by reason:");
         for (reason, n) in &reasons {

@@ -112,6 +112,9 @@ pub struct Config {
     /// How long audit rows are kept (days) before the cron prunes them behind
     /// a checkpoint.
     pub audit_retention_days: u32,
+    /// How long the spend ledger's days, charges and client shares are kept
+    /// (days) before the cron drops them.
+    pub spend_retention_days: u32,
     /// Neurons per million tokens, per model.
     pub prices: Vec<(String, Price)>,
     /// The day's (UTC) spend cap, in dollars of Workers AI usage.
@@ -168,6 +171,7 @@ impl Default for Config {
             ai_timeout_ms: 20_000,
             request_deadline_ms: 25_000,
             audit_retention_days: 30,
+            spend_retention_days: 90,
             prices: default_prices(),
             daily_cap_usd: 1.0,
             budget_fallback_local: false,
@@ -229,6 +233,7 @@ impl Config {
             ai_timeout_ms: parse(&var, "AI_TIMEOUT_MS", d.ai_timeout_ms, 100, 120_000)?,
             request_deadline_ms: parse(&var, "REQUEST_DEADLINE_MS", d.request_deadline_ms, 1_000, 28_000)?,
             audit_retention_days: parse(&var, "AUDIT_RETENTION_DAYS", d.audit_retention_days, 1, 3650)?,
+            spend_retention_days: parse(&var, "SPEND_RETENTION_DAYS", d.spend_retention_days, 1, 3650)?,
             prices,
             daily_cap_usd: parse(&var, "DAILY_CAP_USD", d.daily_cap_usd, 0.0, 1_000_000.0)?,
             budget_fallback_local: var("BUDGET_FALLBACK").is_some_and(|v| v.trim() == "local"),

@@ -18,6 +18,8 @@
 //! - [`corpus`]: chunking, ingest diffs, a corpus's vocabulary, workspaces (a
 //!   visitor's own documents, scoped by a secret), PDF text; `memory` (native
 //!   only) is an in-memory BM25 corpus for tests and offline tools.
+//! - [`maintenance`]: the cron's upkeep: its steps, their cutoffs, each step
+//!   run whatever the others did.
 //! - [`review`]: the review inbox: refusals queued for an operator, and the
 //!   passage an approved answer becomes.
 //! - [`api`]: wire types at the edge: the parsed request, the response, errors,
@@ -40,6 +42,7 @@ pub mod cost;
 pub mod fakes;
 pub mod flow;
 pub mod guards;
+pub mod maintenance;
 pub mod models;
 pub mod ports;
 pub mod review;

@@ -124,6 +124,53 @@ impl D1Ledger {
         Ok(true)
     }
 
+    /// Settles, at their whole reservation, the open reservations of requests
+    /// issued before the id `before` (an id begins with its issue time): no
+    /// request settles that late. One batch, so the days, the clients' shares
+    /// and the charges move together.
+    pub async fn settle_stale(&self, before: &str, now: u64) -> Result<(), ApiError> {
+        let stale = "c.settled_at IS NULL AND c.kind = 'request' AND c.request_id < ?1";
+        let total = |of: &str| format!("(SELECT sum(c.reserved) FROM spend_charges c WHERE {of} AND {stale})");
+        let days = total("c.day = spend_days.day");
+        let clients = total("c.day = spend_clients.day AND c.client_key = spend_clients.client_key");
+        let (before, now) = (JsValue::from(before), JsValue::from(now as f64));
+        let statements = [
+            (
+                format!(
+                    "UPDATE spend_days SET reserved = reserved - {days}, spent = spent + {days} \
+                     WHERE day IN (SELECT c.day FROM spend_charges c WHERE {stale})"
+                ),
+                vec![before.clone()],
+            ),
+            (
+                format!(
+                    "UPDATE spend_clients SET reserved = reserved - {clients}, spent = spent + {clients} \
+                     WHERE (day, client_key) IN (SELECT c.day, c.client_key FROM spend_charges c WHERE {stale})"
+                ),
+                vec![before.clone()],
+            ),
+            (format!("UPDATE spend_charges AS c SET charged = c.reserved, settled_at = ?2 WHERE {stale}"), vec![before, now]),
+        ]
+        .iter()
+        .map(|(sql, args)| self.db.prepare(sql).bind(args).map_err(dependency("bind settle stale")))
+        .collect::<Result<Vec<_>, _>>()?;
+        self.db.batch(statements).await.map_err(dependency("settle stale"))?;
+        Ok(())
+    }
+
+    /// Drops the ledger's rows of UTC days before `before_day`.
+    pub async fn prune(&self, before_day: &str) -> Result<(), ApiError> {
+        let statements = ["spend_charges", "spend_clients", "spend_days"]
+            .iter()
+            .map(|table| {
+                let sql = format!("DELETE FROM {table} WHERE day < ?1");
+                self.db.prepare(&sql).bind(&[before_day.into()]).map_err(dependency("bind prune spend"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        self.db.batch(statements).await.map_err(dependency("prune spend"))?;
+        Ok(())
+    }
+
     /// The day's ledger.
     pub async fn ledger(&self, day: &str, cap: f64, client_share: f64, request_bound: f64) -> Result<Ledger, ApiError> {
         let row: Option<DayRow> = self

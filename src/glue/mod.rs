@@ -11,6 +11,7 @@ mod d1;
 mod ingest;
 mod js;
 mod ledger;
+mod maintenance;
 mod models;
 mod ports;
 mod rate_limit;
@@ -31,11 +32,8 @@ use crate::api::request;
 use crate::api::response::ErrorBody;
 use crate::config::Config;
 use crate::corpus::chunk::hex;
-use crate::flow::{AskInput, Flow};
-use crate::guards::cache as answers;
-use crate::ports::{Clock, Corpus, Ports};
+use crate::ports::Clock;
 use admin::is_admin;
-use ports::WorkerPorts;
 
 /// `Date.now()`: in Workers it advances across I/O, which is what stage timings measure.
 pub struct JsClock;
@@ -230,60 +228,4 @@ fn random_uuid() -> String {
     b[8] = (b[8] & 0x3f) | 0x80;
     let h = hex(&b);
     format!("{}-{}-{}-{}-{}", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..])
-}
-
-/// Pinned answers asked again per cron run after a deploy changes the build.
-const REVALIDATE_PER_RUN: u32 = 10;
-
-/// The cron: prunes ended rate-limit windows and expired cache rows, rolls up
-/// refused requests into the audit log, prunes audit rows past their
-/// retention, and asks pinned questions again that an older build answered.
-#[event(scheduled)]
-async fn scheduled(_event: worker::ScheduledEvent, env: Env, _ctx: worker::ScheduleContext) {
-    if let Err(e) = maintain(&env).await {
-        console_error!("scheduled maintenance failed: {e}");
-    }
-}
-
-async fn maintain(env: &Env) -> Result<(), ApiError> {
-    let config = config(env)?;
-    let now_ms = worker::js_sys::Date::now();
-    let now = (now_ms / 1000.0) as u64;
-    let window = config.rate_limit_window_seconds;
-    let db = d1::database(env)?;
-    rate_limit::prune(&db, window, now).await?;
-    cache::prune(&db, now).await?;
-    let audit = audit::D1Audit { db: d1::database(env)? };
-    audit.roll_up(crate::guards::rate_limit::window(now, window).start, window).await?;
-    audit.seal().await?;
-    workspaces::expire(env).await?;
-    ingest::prune(env).await?;
-    review::prune(env, config.review_retention_days).await?;
-    audit.prune((now_ms as u64).saturating_sub(u64::from(config.audit_retention_days) * 86_400_000)).await?;
-    revalidate(env, &config).await
-}
-
-/// Asks pinned questions again whose answers an older build made, pins the
-/// new answers and drops the old rows. An answer that could not be pinned (a
-/// failing model, say) leaves its old row for the next run: a pre-warmed
-/// fallback is never dropped for nothing.
-async fn revalidate(env: &Env, config: &Config) -> Result<(), ApiError> {
-    let db = d1::database(env)?;
-    let build = answers::build_id();
-    let ports = WorkerPorts::new(env, config, worker::js_sys::Date::now() + f64::from(config.request_deadline_ms))?;
-    let flow = Flow { ports: &ports, config };
-    for stale in cache::stale_pins(&db, &build, REVALIDATE_PER_RUN).await? {
-        let request_id = new_request_id();
-        let body = serde_json::to_vec(&serde_json::json!({ "question": stale.question })).unwrap_or_default();
-        let input = AskInput { request_id: &request_id, body: Ok(&body), admin: true, client_ip: None, workspace_secret: None };
-        let finished = flow.ask(&input, &()).await;
-        flow.after(finished.after).await;
-        let version = ports.corpus().state().await?.version;
-        let key = answers::key(&stale.question, &version, &build, config);
-        let pinned = cache::pin(&db, &[(key.clone(), stale.question.clone())], &build).await?;
-        if pinned > 0 && key != stale.key {
-            cache::forget(&db, &stale.key).await?;
-        }
-    }
-    Ok(())
 }

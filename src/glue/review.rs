@@ -244,13 +244,12 @@ async fn dismiss(env: &Env, id: u64) -> Result<Response, ApiError> {
     Ok(json(200, &serde_json::json!({ "id": id, "status": "dismissed" })))
 }
 
-/// The cron's part: items untouched for `retention_days` are deleted,
-/// whatever their status (their question text goes with them).
-pub async fn prune(env: &Env, retention_days: u32) -> Result<(), ApiError> {
-    let cutoff = now().saturating_sub(u64::from(retention_days) * 86_400);
+/// The cron's part: items untouched since `before` (unix seconds) are
+/// deleted, whatever their status (their question text goes with them).
+pub async fn prune(env: &Env, before: u64) -> Result<(), ApiError> {
     database(env)?
         .prepare("DELETE FROM review_queue WHERE last_at < ?1")
-        .bind(&[JsValue::from(cutoff as f64)])
+        .bind(&[JsValue::from(before as f64)])
         .map_err(dependency("bind prune review"))?
         .run()
         .await

@@ -217,7 +217,7 @@ pub fn shown_work(source: &[text::Quantity], context: &Context<'_>) -> Vec<f64> 
 /// once) by +, -, × and ÷, in at most `steps` operations; multiplying or
 /// dividing by 1 and adding or subtracting 0 are no steps.
 fn reachable(target: f64, operands: &[f64], steps: usize) -> bool {
-    fn search(values: &mut Vec<f64>, target: f64, steps: usize, combined: bool) -> bool {
+    fn search(values: &[f64], target: f64, steps: usize, combined: bool) -> bool {
         if combined && values.iter().any(|v| (v - target).abs() < 1e-9) {
             return true;
         }
@@ -241,7 +241,7 @@ fn reachable(target: f64, operands: &[f64], steps: usize) -> bool {
                 for r in results {
                     let mut next = rest.clone();
                     next.push(r);
-                    if search(&mut next, target, steps - 1, true) {
+                    if search(&next, target, steps - 1, true) {
                         return true;
                     }
                 }
@@ -250,7 +250,7 @@ fn reachable(target: f64, operands: &[f64], steps: usize) -> bool {
         false
     }
     // Few numbers are ever written in one answer; more than eight is not shown work.
-    operands.len() >= 2 && operands.len() <= 8 && search(&mut operands.to_vec(), target, steps, false)
+    operands.len() >= 2 && operands.len() <= 8 && search(operands, target, steps, false)
 }
 
 /// A bare count goes with the noun it counts: "1 meeting-room hour" is not
@@ -519,7 +519,7 @@ fn related(clause: &str, clause_names: &[&String], passage: &str, heading: &str)
     stretches.iter().any(|window| {
         let terms = text::terms(window);
         let named = |n: &&String| names::mentions(&terms, n) || names::mentions(&headed, n);
-        clause_names.iter().all(|n| named(&n)) && share(&said, &terms) >= 0.5
+        clause_names.iter().all(named) && share(&said, &terms) >= 0.5
     })
 }
 

@@ -4,7 +4,7 @@
 // and new rows continue the sequence, even from a log pruning once emptied.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWorker, ingest, ask, corpusDocuments, d1, eventually, ADMIN_TOKEN } from './harness.mjs';
+import { startWorker, ingest, ask, corpusDocuments, d1, eventually, ADMIN_TOKEN, runCron } from './harness.mjs';
 
 let worker;
 before(async () => {
@@ -14,7 +14,7 @@ before(async () => {
 after(() => worker?.stop());
 
 const DAY_MS = 86_400_000;
-const cron = () => fetch(`${worker.url}/__scheduled?cron=*/30+*+*+*+*`).then((r) => r.status);
+const cron = () => runCron(worker.url);
 const verify = () => fetch(`${worker.url}/admin/audit/verify`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then((r) => r.json());
 const proof = async (id) => {
   const res = await fetch(`${worker.url}/audit/${id}`);

@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { startWorker, ingest, ask, corpusDocuments, d1, eventually, ROOT, ADMIN_TOKEN } from './harness.mjs';
+import { startWorker, ingest, ask, corpusDocuments, d1, eventually, ROOT, ADMIN_TOKEN, runCron } from './harness.mjs';
 
 let worker;
 before(async () => {
@@ -43,7 +43,7 @@ test('every admitted /ask is recorded once, a rejected one counted, with hashes 
   // Once its window has ended (moved back an hour here), the cron rolls the
   // counter into one chained row.
   d1(worker.persist, 'UPDATE audit_rejected SET window_start = window_start - 3600');
-  assert.equal((await fetch(`${worker.url}/__scheduled?cron=*/30+*+*+*+*`)).status, 200);
+  assert.equal(await runCron(worker.url), 200);
   const [rollUp] = d1(worker.persist, 'SELECT seq, body FROM audit_log WHERE seq = 3');
   assert.deepEqual(JSON.parse(rollUp.body).rejected, { bad_request: 1 });
   assert.deepEqual(d1(worker.persist, 'SELECT count(*) AS n FROM audit_rejected'), [{ n: 0 }]);

@@ -2,7 +2,7 @@
 // (Cache API in front of D1), under workerd with real local D1.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWorker, ingest, ask, corpusDocuments, d1, ADMIN_TOKEN, ROOT } from './harness.mjs';
+import { startWorker, ingest, ask, corpusDocuments, d1, ADMIN_TOKEN, ROOT, runCron } from './harness.mjs';
 
 let worker;
 before(async () => {
@@ -102,8 +102,7 @@ test('the scheduled handler prunes ended windows and expired cache rows', async 
   d1(worker.persist, "INSERT INTO rate_limits (client_key, window_start, count) VALUES ('old', 0, 3); "
     + "INSERT INTO answer_cache (key, status, response, created_at, expires_at, pinned) "
     + "VALUES ('stale', 'answered', '{}', 0, 1, 0), ('kept', 'answered', '{}', 0, 1, 1)");
-  const res = await fetch(`${worker.url}/__scheduled?cron=*/30+*+*+*+*`);
-  assert.equal(res.status, 200);
+  assert.equal(await runCron(worker.url), 200);
   const [after] = d1(worker.persist, "SELECT "
     + "(SELECT count(*) FROM rate_limits WHERE client_key = 'old') AS old, "
     + "(SELECT count(*) FROM rate_limits) AS windows, "
@@ -140,7 +139,7 @@ test('after a deploy changes the build, the cron asks pinned questions again and
   const question = 'What should I do if I lose my key card?';
   d1(worker.persist, `INSERT INTO answer_cache (key, status, response, created_at, expires_at, pinned, question, build) `
     + `VALUES ('older-build', 'answered', '{}', 0, 1, 1, '${question}', '0.0.1+rules.0')`);
-  assert.equal((await fetch(`${worker.url}/__scheduled?cron=*/30+*+*+*+*`)).status, 200);
+  assert.equal(await runCron(worker.url), 200);
   const after = pinned();
   assert.deepEqual(after.map((r) => [r.question, r.build]), [['How much is a day pass?', build], [question, build], ['Where can I park my car?', build]]);
   assert.ok(!after.some((r) => r.key === 'older-build'), 'the old row is gone');

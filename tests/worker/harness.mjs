@@ -59,6 +59,19 @@ export async function eventually(check, ms = 5000) {
   }
 }
 
+/** Runs the worker's cron once (wrangler dev's test route); its status. An
+ * idle keep-alive socket the dev server has just closed is retried once, on
+ * a new one: the cron never ran on it. */
+export async function runCron(url) {
+  const run = () => fetch(`${url}/__scheduled?cron=*/30+*+*+*+*`).then((r) => r.status);
+  try {
+    return await run();
+  } catch (e) {
+    if (e.cause?.code !== 'UND_ERR_SOCKET') throw e;
+    return run();
+  }
+}
+
 /** Kills a wrangler dev process group and waits for it to exit. */
 async function kill(child) {
   try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { startWorker, ingest, ask, corpusDocuments, d1, eventually, ROOT, ADMIN_TOKEN } from './harness.mjs';
+import { startWorker, ingest, ask, corpusDocuments, d1, eventually, ROOT, ADMIN_TOKEN, runCron } from './harness.mjs';
 
 const PRIVATE_OFFICE = 'How much does a private office cost per month?';
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -106,7 +106,7 @@ test('queued questions untouched past the retention are pruned by the cron', asy
   await ask(worker.url, 'Is there a sauna on the roof?');
   await eventually(async () => assert.ok((await inbox()).some((i) => i.question === 'Is there a sauna on the roof?')));
   d1(worker.persist, "UPDATE review_queue SET last_at = 1 WHERE question = 'Is there a sauna on the roof?'");
-  assert.equal((await fetch(`${worker.url}/__scheduled?cron=*/30+*+*+*+*`)).status, 200);
+  assert.equal(await runCron(worker.url), 200);
   assert.deepEqual(d1(worker.persist, "SELECT count(*) AS n FROM review_queue WHERE question = 'Is there a sauna on the roof?'"), [{ n: 0 }]);
 });
 

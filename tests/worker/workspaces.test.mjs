@@ -3,7 +3,7 @@
 // nothing stored, and everything deleted when the workspace expires.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWorker, ingest, ask, corpusDocuments, d1, eventually, WORKERS_AI, ADMIN_TOKEN } from './harness.mjs';
+import { startWorker, ingest, ask, corpusDocuments, d1, eventually, WORKERS_AI, ADMIN_TOKEN, runCron } from './harness.mjs';
 
 const LIMITS = {
   WORKSPACE_MAX_FILE_BYTES: '4000',
@@ -254,7 +254,7 @@ test('DELETE removes everything of a workspace and clears the cookie', async () 
 test('the cron deletes expired workspaces: rows, index rows, cached answers, review items and the workspace', async () => {
   const w = await askedWorkspace();
   d1(worker.persist, `UPDATE workspaces SET expires_at = 1 WHERE id = '${w.id}'`);
-  assert.equal((await fetch(`${worker.url}/__scheduled?cron=*/30+*+*+*+*`)).status, 200);
+  assert.equal(await runCron(worker.url), 200);
   assert.equal(passagesOf(w.id), 0);
   assert.deepEqual(d1(worker.persist, `SELECT count(*) AS n FROM workspaces WHERE id = '${w.id}'`), [{ n: 0 }]);
   assert.deepEqual(d1(worker.persist, `SELECT count(*) AS n FROM passages_fts WHERE passages_fts MATCH 'scope : w${w.id}'`), [{ n: 0 }]);
@@ -290,7 +290,7 @@ test('Workers AI engine: an upload\'s embeddings go through the spend cap, and e
     assert.ok(!shared.body.retrieval.some((r) => r.passageId.startsWith('w')), 'the vector filter keeps it out of the shared scope');
 
     d1(w.persist, `UPDATE workspaces SET expires_at = 1 WHERE id = '${ws.id}'`);
-    assert.equal((await fetch(`${w.url}/__scheduled?cron=*/30+*+*+*+*`)).status, 200);
+    assert.equal(await runCron(w.url), 200);
     await eventually(async () => assert.equal((await health()).vectors, vectorsBefore, 'its vectors are gone'));
   } finally {
     await w.stop();
