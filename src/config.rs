@@ -244,6 +244,8 @@ impl Config {
                 max_passages: parse(&var, "WORKSPACE_MAX_PASSAGES", d.workspaces.max_passages, 1, 100_000)?,
                 per_client_per_day: parse(&var, "WORKSPACES_PER_CLIENT_PER_DAY", d.workspaces.per_client_per_day, 0, 10_000)?,
                 ttl_seconds: parse(&var, "WORKSPACE_TTL_HOURS", d.workspaces.ttl_seconds / 3600, 1, 24 * 365)? * 3600,
+                max_live: parse(&var, "WORKSPACES_LIVE_MAX", d.workspaces.max_live, 0, 1_000_000)?,
+                max_total_passages: parse(&var, "WORKSPACE_PASSAGES_TOTAL", d.workspaces.max_total_passages, 0, 100_000_000)?,
             },
             review_inbox: var("REVIEW_INBOX").is_some_and(|v| v.trim() == "on"),
             query_rewrite: var("QUERY_REWRITE").is_none_or(|v| v.trim() != "off"),

@@ -37,14 +37,18 @@ pub enum ApiError {
     WorkspaceMismatch,
     /// This client has created its most workspaces for the day.
     WorkspaceLimit { limit: u32 },
+    /// All workspaces together hold as many workspaces (`WORKSPACES_LIVE_MAX`)
+    /// or passages (`WORKSPACE_PASSAGES_TOTAL`) as they may: not this
+    /// client's doing, so a 503 until expiry makes room.
+    WorkspaceCapacity,
     /// An uploaded file refused for what it is or holds; nothing was stored.
     Document(DocumentError),
     /// No corpus version has been committed yet: the first ingest is not done.
     NotReady,
-    /// A page or commit names an ingest that was never begun (or is gone).
     /// The request's audit record is older than the retention and was
     /// pruned; the chain still verifies from its checkpoint.
     AuditPruned,
+    /// A page or commit names an ingest that was never begun (or is gone).
     IngestUnknown,
     /// The corpus changed after this ingest began: its pages are dropped.
     IngestStale,
@@ -69,6 +73,9 @@ pub enum DocumentError {
     TooManyCharacters { chars: usize, limit: usize },
     /// The workspace would hold more than `WORKSPACE_MAX_PASSAGES` passages.
     TooManyPassages { passages: usize, limit: usize },
+    /// Another upload filled the workspace while this one was read: the
+    /// cap held inside the write.
+    WorkspaceFull { limit: usize },
 }
 
 impl DocumentError {
@@ -87,7 +94,7 @@ impl DocumentError {
             DocumentError::UnreadablePdf(_) => "unreadable_pdf",
             DocumentError::NoText => "no_text",
             DocumentError::TooManyCharacters { .. } => "too_many_characters",
-            DocumentError::TooManyPassages { .. } => "too_many_passages",
+            DocumentError::TooManyPassages { .. } | DocumentError::WorkspaceFull { .. } => "too_many_passages",
         }
     }
 
@@ -99,6 +106,9 @@ impl DocumentError {
             DocumentError::NoText => "the file has no text to index (a scanned PDF has only images)".into(),
             DocumentError::TooManyCharacters { chars, limit } => format!("the file has {chars} characters of text; at most {limit} are allowed"),
             DocumentError::TooManyPassages { passages, limit } => format!("the workspace would hold {passages} passages; at most {limit} are allowed"),
+            DocumentError::WorkspaceFull { limit } => {
+                format!("another upload filled the workspace first; it may hold at most {limit} passages, and nothing of this file was stored")
+            }
         }
     }
 }
@@ -121,7 +131,7 @@ impl ApiError {
             ApiError::MethodNotAllowed { .. } => 405,
             ApiError::PayloadTooLarge { .. } => 413,
             ApiError::UnsupportedMediaType => 415,
-            ApiError::Misconfigured(_) | ApiError::Dependency(_) | ApiError::BudgetExhausted => 503,
+            ApiError::Misconfigured(_) | ApiError::Dependency(_) | ApiError::BudgetExhausted | ApiError::WorkspaceCapacity => 503,
             ApiError::WorkspaceUnknown | ApiError::WorkspaceMismatch => 403,
             ApiError::WorkspaceLimit { .. } => 429,
             ApiError::Document(e) => e.status(),
@@ -149,6 +159,7 @@ impl ApiError {
             ApiError::BudgetExhausted => "budget_exhausted",
             ApiError::WorkspaceUnknown | ApiError::WorkspaceMismatch => "workspace_unknown",
             ApiError::WorkspaceLimit { .. } => "workspace_limit",
+            ApiError::WorkspaceCapacity => "workspace_capacity",
             ApiError::Document(e) => e.code(),
             ApiError::NotReady => "not_ready",
             ApiError::IngestUnknown => "ingest_unknown",
@@ -176,6 +187,7 @@ impl ApiError {
             ApiError::WorkspaceUnknown => "the workspace secret matches no live workspace (wrong, or expired)".into(),
             ApiError::WorkspaceMismatch => "the workspace secret is another workspace's than the one asked for".into(),
             ApiError::WorkspaceLimit { limit } => format!("at most {limit} workspaces per client per day; try again tomorrow (UTC)"),
+            ApiError::WorkspaceCapacity => "the service holds as many workspaces and workspace passages as it may; try again once some expire".into(),
             ApiError::Document(e) => e.message(),
             ApiError::NotReady => "no corpus is loaded yet: the first ingest has not been committed; try again shortly".into(),
             ApiError::IngestUnknown => "no such ingest: begin it first (POST /admin/ingest/begin)".into(),
@@ -233,6 +245,7 @@ mod tests {
             DocumentError::NoText.into(),
             DocumentError::TooManyCharacters { chars: 2, limit: 1 }.into(),
             DocumentError::TooManyPassages { passages: 2, limit: 1 }.into(),
+            DocumentError::WorkspaceFull { limit: 1 }.into(),
             ApiError::IngestUnknown,
             ApiError::AuditPruned,
             ApiError::IngestStale,

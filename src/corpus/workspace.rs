@@ -194,11 +194,23 @@ pub struct Limits {
     pub per_client_per_day: u32,
     /// How long a workspace lives, in seconds.
     pub ttl_seconds: u64,
+    /// Most live workspaces, all clients together.
+    pub max_live: u32,
+    /// Most passages all workspaces together may hold.
+    pub max_total_passages: usize,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_file_bytes: 2 * 1024 * 1024, max_chars: 200_000, max_passages: 400, per_client_per_day: 5, ttl_seconds: 24 * 3600 }
+        Limits {
+            max_file_bytes: 2 * 1024 * 1024,
+            max_chars: 200_000,
+            max_passages: 400,
+            per_client_per_day: 5,
+            ttl_seconds: 24 * 3600,
+            max_live: 1_000,
+            max_total_passages: 100_000,
+        }
     }
 }
 

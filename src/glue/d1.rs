@@ -9,12 +9,12 @@ use serde::Deserialize;
 use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, D1PreparedStatement, Env};
 
-use crate::api::error::ApiError;
+use crate::api::error::{ApiError, DocumentError};
 use crate::corpus::ingest::{Digest, IngestPlan, StoredPassage};
 use crate::corpus::paging;
 use crate::corpus::references::Patterns;
 use crate::api::response::Origin;
-use crate::corpus::workspace::{self, Scope, WorkspaceState};
+use crate::corpus::workspace::{self, Limits, Scope, WorkspaceState};
 use crate::ports::{Corpus, CorpusState};
 use crate::ports::{Lookup, Query, StoredHit};
 use crate::stages::retrieve;
@@ -132,11 +132,18 @@ impl D1Corpus {
     }
 
     /// Applies a plan to a workspace (an upload, or an approved answer) and
-    /// records its new version, in one transaction.
-    pub async fn apply_to_workspace(&self, plan: &IngestPlan, workspace: &str, origin: Origin) -> Result<(), ApiError> {
-        let mut batch = self.changes(plan, workspace, origin)?;
+    /// records its new version, in one transaction under the workspace caps
+    /// (`migrations/0013`): the batch sets them from `limits` first, and a
+    /// trigger refuses a new passage past either cap, or for a workspace
+    /// that is gone, which rolls the whole batch back.
+    pub async fn apply_to_workspace(&self, plan: &IngestPlan, workspace: &str, origin: Origin, limits: &Limits) -> Result<(), ApiError> {
+        let mut batch = vec![
+            self.statement("UPDATE workspaces SET max_passages = ?2 WHERE id = ?1", &[workspace.into(), JsValue::from(limits.max_passages as f64)])?,
+            self.statement("UPDATE workspace_totals SET cap = ?1 WHERE id = 1", &[JsValue::from(limits.max_total_passages as f64)])?,
+        ];
+        batch.extend(self.changes(plan, workspace, origin)?);
         batch.push(self.statement("UPDATE workspaces SET version = ?2 WHERE id = ?1", &[workspace.into(), plan.version.as_str().into()])?);
-        self.db.batch(batch).await.map_err(dependency("apply upload"))?;
+        self.db.batch(batch).await.map_err(|e| refused_write(e, limits))?;
         Ok(())
     }
 
@@ -164,6 +171,21 @@ impl D1Corpus {
             }
         }
         Ok(batch)
+    }
+}
+
+/// A workspace write's error: a cap's trigger (by the message it raised),
+/// or D1 failing.
+fn refused_write(e: worker::Error, limits: &Limits) -> ApiError {
+    let message = e.to_string();
+    if message.contains("workspace_gone") {
+        ApiError::WorkspaceUnknown
+    } else if message.contains("workspaces_full") {
+        ApiError::WorkspaceCapacity
+    } else if message.contains("workspace_full") {
+        DocumentError::WorkspaceFull { limit: limits.max_passages }.into()
+    } else {
+        dependency("apply upload")(e)
     }
 }
 

@@ -220,7 +220,7 @@ async fn approve(req: &mut Request, env: &Env, id: u64) -> Result<Response, ApiE
     let version = match workspace {
         None => ingest::write_shared(env, &plan, Origin::Operator).await?.corpus_version,
         Some(ws) => {
-            corpus.apply_to_workspace(&plan, ws, Origin::Operator).await?;
+            corpus.apply_to_workspace(&plan, ws, Origin::Operator, &config.workspaces).await?;
             plan.version.clone()
         }
     };

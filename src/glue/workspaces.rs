@@ -86,12 +86,25 @@ async fn create(req: &Request, env: &Env) -> Result<Response, ApiError> {
     }
     let (id, secret) = credentials()?;
     let expires_at = now + limits.ttl_seconds;
-    db.prepare("INSERT INTO workspaces (id, secret_hash, created_at, expires_at) VALUES (?1, ?2, ?3, ?4)")
-        .bind(&[id.as_str().into(), workspace::secret_hash(&secret).into(), JsValue::from(now as f64), JsValue::from(expires_at as f64)])
+    // One statement, so concurrent creations cannot pass the live cap together.
+    let created: Option<serde_json::Value> = db
+        .prepare(
+            "INSERT INTO workspaces (id, secret_hash, created_at, expires_at, max_passages) SELECT ?1, ?2, ?3, ?4, ?5 \
+             WHERE (SELECT count(*) FROM workspaces WHERE expires_at > ?3) < ?6 RETURNING id",
+        )
+        .bind(&[
+            id.as_str().into(),
+            workspace::secret_hash(&secret).into(),
+            JsValue::from(now as f64),
+            JsValue::from(expires_at as f64),
+            JsValue::from(limits.max_passages as f64),
+            JsValue::from(limits.max_live),
+        ])
         .map_err(dependency("bind workspace"))?
-        .run()
+        .first(None)
         .await
         .map_err(dependency("create workspace"))?;
+    created.ok_or(ApiError::WorkspaceCapacity)?;
     let limits_body = LimitsBody { max_file_bytes: limits.max_file_bytes, max_chars: limits.max_chars, max_passages: limits.max_passages };
     let mut response = json(201, &Created { id, secret: secret.clone(), expires_at, limits: limits_body });
     if cookie_allowed(req) {
@@ -197,7 +210,14 @@ async fn upload(req: &mut Request, env: &Env, id: &str, request_id: &str) -> Res
             flow.pay_for(request_id, client.as_deref(), amount, embed).await?
         }
     };
-    corpus.apply_to_workspace(&plan, id, Origin::Upload).await?;
+    if let Err(refused) = corpus.apply_to_workspace(&plan, id, Origin::Upload, &limits).await {
+        // Nothing was written: the new passages' vectors would be orphans.
+        let added: Vec<String> = plan.added.iter().map(|p| p.id.clone()).collect();
+        if let Err(e) = forget_vectors(env, &added).await {
+            worker::console_error!("vectors of a refused upload stay in the index: {e}");
+        }
+        return Err(refused);
+    }
     let kept = stored.len() - plan.removed.len() - plan.updated.len() - plan.unchanged.len();
     let body = Uploaded {
         workspace: id.to_string(),
@@ -301,13 +321,10 @@ async fn delete(env: &Env, id: &str) -> Result<Vec<String>, ApiError> {
         .bind(&[id.into(), JsValue::from(EDGE_FORGET_PER_DELETE)])
         .map_err(dependency("bind workspace answers"))?;
     let cached: Vec<KeyRow> = rows(cached, "workspace answers").await?;
-    if let Some(index) = vectorize::from_env(env) {
+    if vectorize::from_env(env).is_some() {
         let statement = db.prepare("SELECT id FROM passages WHERE workspace = ?1").bind(&[id.into()]).map_err(dependency("bind workspace passages"))?;
         let ids: Vec<IdRow> = rows(statement, "workspace passages").await?;
-        let ids: Vec<String> = ids.into_iter().map(|r| r.id).collect();
-        for batch in ids.chunks(DELETE_BATCH) {
-            index.remove(batch).await.map_err(|e| ApiError::Dependency(format!("Vectorize delete: {}", e.0)))?;
-        }
+        forget_vectors(env, &ids.into_iter().map(|r| r.id).collect::<Vec<_>>()).await?;
     }
     let token = Scope::Only(id.to_string()).everything();
     let statement = |sql: &str, arg: &str| db.prepare(sql).bind(&[arg.into()]).map_err(dependency("bind delete workspace"));
@@ -322,6 +339,15 @@ async fn delete(env: &Env, id: &str) -> Result<Vec<String>, ApiError> {
     ];
     db.batch(batch).await.map_err(dependency("delete workspace"))?;
     Ok(cached.into_iter().map(|row| row.key).collect())
+}
+
+/// Removes passages' vectors from the index, when there is one.
+async fn forget_vectors(env: &Env, ids: &[String]) -> Result<(), ApiError> {
+    let Some(index) = vectorize::from_env(env) else { return Ok(()) };
+    for batch in ids.chunks(DELETE_BATCH) {
+        index.remove(batch).await.map_err(|e| ApiError::Dependency(format!("Vectorize delete: {}", e.0)))?;
+    }
+    Ok(())
 }
 
 /// The cron's part: deletes up to [`EXPIRE_PER_RUN`] expired workspaces and

@@ -59,6 +59,20 @@ export async function eventually(check, ms = 5000) {
   }
 }
 
+/** POST /workspaces as the client at `ip`: { status, body, cookie }. */
+export async function createWorkspace(url, ip, headers = {}) {
+  const res = await fetch(`${url}/workspaces`, { method: 'POST', headers: { 'cf-connecting-ip': ip, ...headers } });
+  return { status: res.status, body: await res.json(), cookie: res.headers.get('set-cookie') };
+}
+
+/** Uploads `text` as the file `name` into workspace `id`: { status, body }. */
+export async function uploadDocument(url, id, secret, name, text, type = 'text/markdown') {
+  const res = await fetch(`${url}/workspaces/${id}/documents?name=${encodeURIComponent(name)}`, {
+    method: 'POST', headers: { 'content-type': type, ...(secret ? { 'workspace-secret': secret } : {}) }, body: text,
+  });
+  return { status: res.status, body: await res.json() };
+}
+
 /** Runs the worker's cron once (wrangler dev's test route); its status. An
  * idle keep-alive socket the dev server has just closed is retried once, on
  * a new one: the cron never ran on it. */

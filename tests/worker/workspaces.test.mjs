@@ -3,7 +3,7 @@
 // nothing stored, and everything deleted when the workspace expires.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWorker, ingest, ask, corpusDocuments, d1, eventually, WORKERS_AI, ADMIN_TOKEN, runCron } from './harness.mjs';
+import { startWorker, ingest, ask, corpusDocuments, d1, eventually, WORKERS_AI, ADMIN_TOKEN, runCron, createWorkspace, uploadDocument } from './harness.mjs';
 
 const LIMITS = {
   WORKSPACE_MAX_FILE_BYTES: '4000',
@@ -26,17 +26,8 @@ const withSecret = (secret) => (secret ? { 'workspace-secret': secret } : {});
 
 let clients = 0;
 /** POST /workspaces, from its own client unless `ip` is given (three per client per day). */
-async function create(url, ip = `198.51.100.${(clients += 1)}`, headers = {}) {
-  const res = await fetch(`${url}/workspaces`, { method: 'POST', headers: { 'cf-connecting-ip': ip, ...headers } });
-  return { status: res.status, body: await res.json(), cookie: res.headers.get('set-cookie') };
-}
-
-async function upload(url, id, secret, name, text, type = 'text/markdown') {
-  const res = await fetch(`${url}/workspaces/${id}/documents?name=${encodeURIComponent(name)}`, {
-    method: 'POST', headers: { 'content-type': type, ...withSecret(secret) }, body: text,
-  });
-  return { status: res.status, body: await res.json() };
-}
+const create = (url, ip = `198.51.100.${(clients += 1)}`, headers = {}) => createWorkspace(url, ip, headers);
+const upload = uploadDocument;
 
 const askIn = (secret, question, extra = {}) => ask(worker.url, question, extra, withSecret(secret));
 const passagesOf = (id) => d1(worker.persist, `SELECT count(*) AS n FROM passages WHERE workspace = '${id}'`)[0].n;
