@@ -191,8 +191,8 @@ pub async fn health(env: &Env) -> Result<Response, ApiError> {
         },
         bindings: Bindings { db: true, ai: ai::from_env(env).is_some(), vectorize: index.is_some() },
         vectors,
+        passages: corpus.passage_count(&state.version).await?,
         corpus_version: state.version,
-        passages: corpus.passage_count().await?,
         build: answers::build_id(),
         turnstile: TurnstileInfo { enforced: secret(env, "TURNSTILE_SECRET").is_some(), site_key: config.turnstile_site_key },
     };

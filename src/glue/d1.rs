@@ -36,6 +36,13 @@ thread_local! {
     static REMEMBERED: RefCell<Option<(f64, CorpusState)>> = const { RefCell::new(None) };
 }
 
+thread_local! {
+    /// The shared passage count this isolate last read, and the corpus
+    /// version it was read under: only a commit changes it, so `/health`
+    /// counts once per version, not on every call.
+    static COUNTED: RefCell<Option<(String, u32)>> = const { RefCell::new(None) };
+}
+
 fn remember(state: &CorpusState) {
     REMEMBERED.with(|r| *r.borrow_mut() = Some((worker::js_sys::Date::now(), state.clone())));
 }
@@ -124,11 +131,17 @@ impl D1Corpus {
         remember(state);
     }
 
-    /// The shared corpus's passage count.
-    pub async fn passage_count(&self) -> Result<u32, ApiError> {
+    /// The shared corpus's passage count under `version`.
+    pub async fn passage_count(&self, version: &str) -> Result<u32, ApiError> {
+        let counted = COUNTED.with(|c| c.borrow().as_ref().filter(|(v, _)| v == version).map(|(_, n)| *n));
+        if let Some(n) = counted {
+            return Ok(n);
+        }
         let row: Option<Count> =
             self.db.prepare("SELECT count(*) AS n FROM passages WHERE workspace IS NULL").first(None).await.map_err(dependency("count"))?;
-        Ok(row.map_or(0, |r| r.n))
+        let n = row.map_or(0, |r| r.n);
+        COUNTED.with(|c| *c.borrow_mut() = Some((version.to_string(), n)));
+        Ok(n)
     }
 
     /// Applies a plan to a workspace (an upload, or an approved answer) and
@@ -200,10 +213,14 @@ enum Second {
 const WORKSPACE_DELETES: usize = 4;
 
 /// Writes one JSON array of staged rows into a workspace: every touched
-/// passage's index rows and edges out, removed passages out, written ones
-/// upserted, indexed and linked.
+/// passage's index rows (keyed by its passage's rowid) and edges out,
+/// removed passages out, written ones upserted, indexed and linked.
 const WORKSPACE_WRITES: [(&str, Second); 8] = [
-    ("DELETE FROM passages_fts WHERE id IN (SELECT json_extract(value, '$.id') FROM json_each(?1))", Second::Nothing),
+    (
+        "DELETE FROM passages_fts WHERE rowid IN \
+         (SELECT p.rowid FROM passages p WHERE p.id IN (SELECT json_extract(value, '$.id') FROM json_each(?1)))",
+        Second::Nothing,
+    ),
     ("DELETE FROM passage_refs WHERE passage IN (SELECT json_extract(value, '$.id') FROM json_each(?1))", Second::Nothing),
     ("DELETE FROM passage_anchors WHERE passage IN (SELECT json_extract(value, '$.id') FROM json_each(?1))", Second::Nothing),
     (
@@ -217,13 +234,15 @@ const WORKSPACE_WRITES: [(&str, Second); 8] = [
          SELECT json_extract(value, '$.id'), json_extract(value, '$.doc'), json_extract(value, '$.section'), json_extract(value, '$.text'), \
          json_extract(value, '$.hash'), ?2, json_extract(value, '$.origin') FROM json_each(?1) \
          WHERE json_extract(value, '$.hash') IS NOT NULL AND true \
-         ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, section = excluded.section, text = excluded.text, hash = excluded.hash",
+         ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, section = excluded.section, text = excluded.text, hash = excluded.hash, \
+         origin = excluded.origin",
         Second::Workspace,
     ),
     (
-        "INSERT INTO passages_fts (id, scope, terms, heading) \
-         SELECT json_extract(value, '$.id'), ?2, json_extract(value, '$.terms'), json_extract(value, '$.heading') FROM json_each(?1) \
-         WHERE json_extract(value, '$.hash') IS NOT NULL",
+        "INSERT INTO passages_fts (rowid, id, scope, terms, heading) \
+         SELECT p.rowid, p.id, ?2, json_extract(s.value, '$.terms'), json_extract(s.value, '$.heading') \
+         FROM json_each(?1) s JOIN passages p ON p.id = json_extract(s.value, '$.id') \
+         WHERE json_extract(s.value, '$.hash') IS NOT NULL",
         Second::Scope,
     ),
     (

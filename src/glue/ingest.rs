@@ -415,17 +415,20 @@ impl Staging {
 
     /// The statements that apply an ingest's staged rows: index rows of
     /// every touched passage out, removed passages out, written ones upserted
-    /// and indexed. Each is one set-based statement, whatever the page count.
+    /// and indexed (an index row keyed by its passage's rowid). Each is one
+    /// set-based statement, whatever the page count.
     fn apply(&self, id: &str) -> Result<Vec<D1PreparedStatement>, ApiError> {
         let sql = [
-            "DELETE FROM passages_fts WHERE id IN (SELECT id FROM staged WHERE ingest = ?1)",
+            "DELETE FROM passages_fts WHERE rowid IN \
+             (SELECT p.rowid FROM passages p WHERE p.id IN (SELECT id FROM staged WHERE ingest = ?1))",
             "DELETE FROM passages WHERE workspace IS NULL AND id IN (SELECT id FROM staged WHERE ingest = ?1 AND hash IS NULL)",
             // `WHERE true` tells SQLite's parser the ON CONFLICT is the upsert's.
             "INSERT INTO passages (id, doc, section, text, hash, workspace, origin) \
              SELECT id, doc, section, text, hash, NULL, origin FROM staged WHERE ingest = ?1 AND hash IS NOT NULL AND true \
              ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, section = excluded.section, text = excluded.text, \
              hash = excluded.hash, origin = excluded.origin",
-            "INSERT INTO passages_fts (id, scope, terms, heading) SELECT id, 'shared', terms, heading FROM staged WHERE ingest = ?1 AND hash IS NOT NULL",
+            "INSERT INTO passages_fts (rowid, id, scope, terms, heading) SELECT p.rowid, s.id, 'shared', s.terms, s.heading \
+             FROM staged s JOIN passages p ON p.id = s.id WHERE s.ingest = ?1 AND s.hash IS NOT NULL",
             "INSERT INTO term_stats (term, passages) SELECT term, sum(delta) FROM staged_terms WHERE ingest = ?1 GROUP BY term \
              ON CONFLICT (term) DO UPDATE SET passages = passages + excluded.passages",
             "DELETE FROM passage_refs WHERE passage IN (SELECT id FROM staged WHERE ingest = ?1)",

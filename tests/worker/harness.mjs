@@ -45,6 +45,14 @@ export function d1(persist, sql) {
   return JSON.parse(out).at(-1).results;
 }
 
+/** Passages, full-text rows, and the rows keyed by their passage's rowid
+ * (a writer removes index rows by that key): all three equal when every
+ * passage is indexed once, under its own rowid. */
+export function indexRows(persist) {
+  return d1(persist, `SELECT (SELECT count(*) FROM passages) AS passages, (SELECT count(*) FROM passages_fts) AS rows,
+    (SELECT count(*) FROM passages_fts f JOIN passages p ON p.rowid = f.rowid AND p.id = f.id) AS keyed`)[0];
+}
+
 /** Retries `check` (which throws until it holds) for up to `ms`: the audit
  * record and the cache write land after the response, in `waitUntil`. */
 export async function eventually(check, ms = 5000) {

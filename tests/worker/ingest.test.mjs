@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, cpSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startWorker, ingest, ask, corpusDocuments, ROOT, ADMIN_TOKEN } from './harness.mjs';
+import { startWorker, ingest, ask, corpusDocuments, indexRows, ROOT, ADMIN_TOKEN } from './harness.mjs';
 
 let worker;
 before(async () => { worker = await startWorker(); });
@@ -53,6 +53,7 @@ test('a document left out of a complete ingest is removed, and restoring it rest
   const restored = await ingest(worker.url, corpusDocuments());
   assert.equal(restored.body.added.length, 7);
   assert.equal(restored.body.corpusVersion, full.body.corpusVersion);
+  assert.deepEqual(indexRows(worker.persist), { passages: 52, rows: 52, keyed: 52 }, 'each passage indexed once, under its rowid');
 });
 
 test('scripts/ingest reports what it did', async () => {

@@ -3,7 +3,7 @@
 // nothing stored, and everything deleted when the workspace expires.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWorker, ingest, ask, corpusDocuments, d1, eventually, WORKERS_AI, ADMIN_TOKEN, runCron, createWorkspace, uploadDocument } from './harness.mjs';
+import { startWorker, ingest, ask, corpusDocuments, d1, eventually, WORKERS_AI, ADMIN_TOKEN, runCron, createWorkspace, uploadDocument, indexRows } from './harness.mjs';
 
 const LIMITS = {
   WORKSPACE_MAX_FILE_BYTES: '4000',
@@ -229,6 +229,8 @@ test('uploading a file of the same name replaces it; a new version is a new cach
   await upload(worker.url, w.id, w.secret, 'notes.txt', 'The harbour office closes at 6 pm.', 'text/plain');
   const described = await (await fetch(`${worker.url}/workspaces/${w.id}`, { headers: withSecret(w.secret) })).json();
   assert.deepEqual(described.documents, [{ name: 'ferry', passages: 1 }, { name: 'notes', passages: 1 }]);
+  const index = indexRows(worker.persist);
+  assert.deepEqual([index.rows, index.keyed], [index.passages, index.passages], 'each passage indexed once, under its rowid');
 });
 
 test('DELETE removes everything of a workspace and clears the cookie', async () => {
