@@ -37,6 +37,8 @@ test('the operator approves an answer on the page; askers then get it, badged op
   const item = await queued(PRIVATE_OFFICE);
 
   const { page, problems } = await openPage(browser, t, worker.url, '/operator.html');
+  const policy = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
+  assert.match(policy, /default-src 'none'; script-src 'self'/, 'the page that holds the admin token runs only its own script');
   assert.equal(await page.isHidden('#inbox'), true, 'nothing without the token');
 
   // A wrong token: said, with its code, and not kept.

@@ -124,6 +124,8 @@ test('the first run creates the database, the index, its metadata indexes and th
   assert.ok(order((c) => c[1] === 'create-metadata-index') < order((c) => c[0] === 'deploy'), 'metadata indexes before anything can insert');
   assert.ok(named(calls, 'd1', 'migrations', 'apply').length === 1);
   assert.deepEqual(named(calls, 'deploy')[0].slice(1), ['--var', 'TURNSTILE_SITE_KEY:0x4AAAAAAAtestsitekey'], 'the page gets the site key');
+  assert.deepEqual(named(calls, 'deploy')[1].slice(1), ['--var', 'TURNSTILE_SITE_KEY:0x4AAAAAAAtestsitekey', '--var', 'TURNSTILE_HOSTNAME:127.0.0.1'],
+    'siteverify\'s hostname is checked against the host it deployed to');
   assert.deepEqual(Object.keys(s.secrets).sort(), ['ADMIN_TOKEN', 'IP_HASH_KEY', 'TURNSTILE_SECRET']);
   assert.equal(s.secrets.TURNSTILE_SECRET, 'turnstile-secret');
   assert.match(s.secrets.ADMIN_TOKEN, /^[0-9a-f]{64}$/);
