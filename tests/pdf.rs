@@ -2,59 +2,14 @@
 //! on lopdf's writer agreeing with its own reader.
 
 use groundgate::api::error::DocumentError;
-use groundgate::corpus::pdf::{extract, Page, MAX_PAGES};
+use groundgate::corpus::pdf::{extract, Page, MAX_CONTENT_BYTES, MAX_PAGES, MAX_PAGE_CONTENT_BYTES};
+
+#[path = "support/pdf_builder.rs"]
+mod pdf_builder;
+use pdf_builder::{flate, obj, page, pages_drawing, pdf, stream, text, FONT};
 
 fn unreadable(result: Result<Vec<Page>, DocumentError>) -> bool {
     matches!(result, Err(DocumentError::UnreadablePdf(_)))
-}
-
-/// A complete PDF: objects numbered from 1 in the order given, a classic xref
-/// table with exact byte offsets, and `trailer_extra` added to the trailer.
-/// Object 1 must be the catalog.
-fn pdf(objects: &[Vec<u8>], trailer_extra: &str) -> Vec<u8> {
-    let mut out = b"%PDF-1.4\n%\xE2\xE3\xCF\xD3\n".to_vec();
-    let mut offsets = Vec::new();
-    for (i, body) in objects.iter().enumerate() {
-        offsets.push(out.len());
-        out.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
-        out.extend_from_slice(body);
-        out.extend_from_slice(b"\nendobj\n");
-    }
-    let xref_at = out.len();
-    let size = objects.len() + 1;
-    // Each xref entry is exactly 20 bytes, hence the two-character " \n" EOL.
-    out.extend_from_slice(format!("xref\n0 {size}\n0000000000 65535 f \n").as_bytes());
-    for off in offsets {
-        out.extend_from_slice(format!("{off:010} 00000 n \n").as_bytes());
-    }
-    out.extend_from_slice(
-        format!(
-            "trailer\n<< /Size {size} /Root 1 0 R {trailer_extra} >>\nstartxref\n{xref_at}\n%%EOF\n"
-        )
-        .as_bytes(),
-    );
-    out
-}
-
-fn obj(s: &str) -> Vec<u8> {
-    s.as_bytes().to_vec()
-}
-
-/// A stream object with a correct /Length.
-fn stream(dict_extra: &str, data: &[u8]) -> Vec<u8> {
-    let mut out = format!("<< /Length {} {dict_extra} >>\nstream\n", data.len()).into_bytes();
-    out.extend_from_slice(data);
-    out.extend_from_slice(b"\nendstream");
-    out
-}
-
-const FONT: &str =
-    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>";
-
-fn page(contents: u32, resources: &str) -> Vec<u8> {
-    obj(&format!(
-        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources {resources} /Contents {contents} 0 R >>"
-    ))
 }
 
 /// Two pages, one sentence each, both in Helvetica (object 5).
@@ -108,16 +63,12 @@ fn two_pages_in_order_with_their_numbers() {
 #[test]
 fn flate_compressed_content_is_read() {
     // Real-world content streams are almost always FlateDecode.
-    use std::io::Write;
-    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-    z.write_all(b"BT /F1 12 Tf 72 720 Td [(The Lark)-20(port ferry)] TJ ET")
-        .unwrap();
     let bytes = pdf(
         &[
             obj("<< /Type /Catalog /Pages 2 0 R >>"),
             obj("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
             page(4, "<< /Font << /F1 5 0 R >> >>"),
-            stream("/Filter /FlateDecode", &z.finish().unwrap()),
+            flate(b"BT /F1 12 Tf 72 720 Td [(The Lark)-20(port ferry)] TJ ET"),
             obj(FONT),
         ],
         "",
@@ -191,23 +142,36 @@ fn empty_content_stream_is_no_text() {
 
 #[test]
 fn page_cap_stops_at_max_pages() {
-    // MAX_PAGES + 5 pages sharing one content stream: only MAX_PAGES come back.
     let n = MAX_PAGES + 5;
-    let first_page = 5; // objects 1..=4: catalog, pages, font, content
-    let kids: Vec<String> = (0..n).map(|i| format!("{} 0 R", first_page + i)).collect();
-    let mut objects = vec![
-        obj("<< /Type /Catalog /Pages 2 0 R >>"),
-        obj(&format!(
-            "<< /Type /Pages /Kids [{}] /Count {n} >>",
-            kids.join(" ")
-        )),
-        obj(FONT),
-        stream("", b"BT /F1 12 Tf 72 720 Td (Same page.) Tj ET"),
-    ];
-    objects.extend((0..n).map(|_| page(4, "<< /Font << /F1 3 0 R >> >>")));
-    let pages = extract(&pdf(&objects, "")).unwrap();
-    assert_eq!(pages.iter().filter(|p| p.text == "Same page.").count(), MAX_PAGES);
-    assert_eq!(pages.last().map(|p| p.number), Some(MAX_PAGES as u32));
+    let streams = (0..n).map(|i| stream("", &text(&format!("Page {}.", i + 1)))).collect();
+    let pages = extract(&pages_drawing(streams, &(0..n).collect::<Vec<_>>())).unwrap();
+    assert_eq!(pages.len(), MAX_PAGES);
+    assert_eq!(pages.last().map(|p| (p.number, p.text.as_str())), Some((MAX_PAGES as u32, format!("Page {MAX_PAGES}.").as_str())));
+}
+
+#[test]
+fn a_content_stream_every_page_shares_is_read_once() {
+    // One small deflate stream drawn by every page: its text once, not 200 times.
+    let pages = extract(&pages_drawing(vec![flate(&text("Same page."))], &[0; MAX_PAGES])).unwrap();
+    assert_eq!(pages, vec![Page { number: 1, text: "Same page.".into() }]);
+}
+
+#[test]
+fn a_page_whose_content_inflates_past_its_bound_is_unreadable_and_the_others_still_count() {
+    let flood = b"q Q ".repeat(MAX_PAGE_CONTENT_BYTES / 4 + 1);
+    let bytes = pages_drawing(vec![flate(&flood), flate(&text("The second page."))], &[0, 1]);
+    assert_eq!(extract(&bytes).unwrap(), vec![Page { number: 2, text: "The second page.".into() }]);
+    // Alone, the flood is all there is: nothing read, something failed.
+    assert!(unreadable(extract(&pages_drawing(vec![flate(&flood)], &[0]))));
+}
+
+#[test]
+fn pages_whose_content_together_passes_the_bound_are_refused_before_any_is_decoded() {
+    let per_page = MAX_PAGE_CONTENT_BYTES - 16;
+    let n = MAX_CONTENT_BYTES / per_page + 1;
+    let streams = (0..n).map(|i| flate(&[text(&format!("Page {i}.")), b" ".repeat(per_page - 40)].concat())).collect();
+    let refused = extract(&pages_drawing(streams, &(0..n).collect::<Vec<_>>()));
+    assert!(matches!(&refused, Err(DocumentError::UnreadablePdf(why)) if why.contains("MiB of content")), "{refused:?}");
 }
 
 /// xorshift64: deterministic, so a failure reproduces, and no rand dependency.
