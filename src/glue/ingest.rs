@@ -336,7 +336,9 @@ impl Staging {
     }
 
     /// Applies every staged page and the new version in one transaction, if
-    /// the corpus is still the one the ingest began against.
+    /// the corpus is still the one the ingest began against: checked first
+    /// (the common case, before any work), and again inside the transaction
+    /// (`migrations/0015`), where no other commit can slip between.
     async fn commit(&self, env: &Env, id: &str) -> Result<Committed, ApiError> {
         let reads = vec![
             self.statement("SELECT base, vocabulary FROM ingests WHERE id = ?1", &[id.into()])?,
@@ -354,10 +356,8 @@ impl Staging {
         let removed: Vec<IdRow> = result(3)?.results().map_err(dependency("decode removed"))?;
         let stats_of: Vec<ValueRow> = result(4)?.results().map_err(dependency("decode term stats"))?;
 
-        let state = self.corpus.fresh_state().await?;
-        if state.version != ingest.base {
-            self.corpus.db().batch(self.forget(id)?).await.map_err(dependency("drop stale ingest"))?;
-            return Err(ApiError::IngestStale);
+        if self.corpus.fresh_state().await?.version != ingest.base {
+            return self.stale(id).await;
         }
         let base = match stored_digest.first().and_then(|r| Digest::decode(&r.value)) {
             Some(digest) => digest,
@@ -367,17 +367,19 @@ impl Staging {
         let vocabulary: Vocabulary = serde_json::from_str(&ingest.vocabulary).unwrap_or_default();
         let version = digest.version(&vocabulary);
 
-        let config = config(env)?;
-        if config.engine == Engine::WorkersAi && !removed.is_empty() {
-            let index = vectorize::from_env(env).ok_or_else(|| ApiError::Misconfigured("the VECTORIZE binding is missing".into()))?;
-            vectors::remove(&index, &removed.into_iter().map(|r| r.id).collect::<Vec<_>>()).await?;
-        }
+        let index = match config(env)?.engine {
+            Engine::WorkersAi if !removed.is_empty() => {
+                Some(vectorize::from_env(env).ok_or_else(|| ApiError::Misconfigured("the VECTORIZE binding is missing".into()))?)
+            }
+            _ => None,
+        };
         // The statistics stay complete if they were for the corpus this
         // ingest changes (or it was empty); a corpus committed before they
         // existed is counted live until it is ingested afresh.
         let stats_complete = base.count() == 0 || stats_of.first().is_some_and(|r| r.value == ingest.base);
         let stats_version = if stats_complete { version.clone() } else { "incomplete".to_string() };
-        let mut batch = self.apply(id)?;
+        let mut batch = vec![self.statement("INSERT INTO commit_checks (base) VALUES (?1)", &[ingest.base.as_str().into()])?];
+        batch.extend(self.apply(id)?);
         for (key, value) in [
             ("vocabulary", ingest.vocabulary.clone()),
             ("corpus_version", version.clone()),
@@ -390,11 +392,23 @@ impl Staging {
             )?);
         }
         batch.extend(self.forget(id)?);
+        batch.push(self.statement("DELETE FROM commit_checks", &[])?);
         let reports = batch.len();
         batch.push(self.statement("SELECT count(*) AS n FROM passage_refs", &[])?);
         batch.push(self.statement(&format!("SELECT count(*) AS n {UNRESOLVED}"), &[])?);
         batch.push(self.statement(&format!("SELECT r.passage || ' -> ' || r.target AS value {UNRESOLVED} ORDER BY r.passage, r.target LIMIT 5"), &[])?);
-        let results = self.corpus.db().batch(batch).await.map_err(dependency("commit ingest"))?;
+        let results = match self.corpus.db().batch(batch).await {
+            Err(e) if e.to_string().contains("ingest_stale") => return self.stale(id).await,
+            written => written.map_err(dependency("commit ingest"))?,
+        };
+        // Only once the rows are gone: a stale commit must not take vectors
+        // its passages still need. Vectors left by a failure here match no
+        // row, and a lookup drops them.
+        if let Some(index) = index {
+            if let Err(e) = vectors::remove(&index, &removed.into_iter().map(|r| r.id).collect::<Vec<_>>()).await {
+                worker::console_error!("commit {id}: vectors of removed passages stay in the index: {e}");
+            }
+        }
         self.corpus.committed(&CorpusState { version: version.clone(), vocabulary: vocabulary.clone(), scope: Scope::Shared, committed: true });
         let result = |i: usize| results.get(reports + i).ok_or_else(|| ApiError::Dependency(format!("D1 commit: no result {i}")));
         let count = |i: usize| -> Result<u32, ApiError> {
@@ -444,6 +458,12 @@ impl Staging {
     }
 
     /// The statements that drop an ingest and everything it staged.
+    /// Drops a stale ingest's staged pages: it must begin again.
+    async fn stale<T>(&self, id: &str) -> Result<T, ApiError> {
+        self.corpus.db().batch(self.forget(id)?).await.map_err(dependency("drop stale ingest"))?;
+        Err(ApiError::IngestStale)
+    }
+
     fn forget(&self, id: &str) -> Result<Vec<D1PreparedStatement>, ApiError> {
         [
             "DELETE FROM staged WHERE ingest = ?1",

@@ -156,3 +156,12 @@ test('pages are checked: unknown ingests, a document in two pages, a stale inges
   const unauthorized = await fetch(`${worker.url}/admin/ingest/begin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   assert.equal(unauthorized.status, 401);
 });
+
+test('the staleness check is part of the commit\'s transaction: the database refuses a commit on another base', async () => {
+  const { corpusVersion } = await health();
+  const check = (base) => d1(worker.persist, `INSERT INTO commit_checks (base) VALUES ('${base}'); DELETE FROM commit_checks;`);
+  assert.throws(() => check('0000000000000000'), (e) => /ingest_stale/.test(`${e.stdout}${e.stderr}`),
+    'a commit that began against another version aborts, whatever passed before it');
+  assert.doesNotThrow(() => check(corpusVersion));
+  assert.deepEqual(d1(worker.persist, 'SELECT count(*) AS n FROM commit_checks'), [{ n: 0 }]);
+});
