@@ -24,8 +24,7 @@ use crate::corpus::references::Patterns;
 use crate::corpus::paging::{self, BeginRequest, PageReport, PageRequest, StoredText, MAX_PAGE_BODY};
 use crate::corpus::vocabulary::Vocabulary;
 use crate::corpus::workspace::Scope;
-use crate::guards::spend;
-use crate::ports::{CorpusState, SpendLedger};
+use crate::ports::CorpusState;
 
 /// Largest one-shot ingest body.
 const MAX_INGEST_BODY: usize = 8 * 1024 * 1024;
@@ -289,12 +288,8 @@ impl Staging {
         if config.engine != Engine::WorkersAi {
             return Ok(0.0);
         }
-        let neurons = vectors::upsert(&workers_ai(env, &config, f64::INFINITY)?, plan, None).await?;
-        if neurons > 0.0 {
-            let ledger = D1Ledger { db: database(env)? };
-            ledger.record(&spend::utc_day(now()), &format!("ingest-{}", new_request_id()), neurons, now()).await?;
-        }
-        Ok(neurons)
+        let billed = vectors::upsert(&workers_ai(env, &config, f64::INFINITY)?, plan, None).await;
+        D1Ledger { db: database(env)? }.record_billed(&format!("ingest-{}", new_request_id()), billed, now()).await
     }
 
     /// Replaces the page's staged rows (`rows`, from

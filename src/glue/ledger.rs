@@ -10,6 +10,7 @@ use worker::wasm_bindgen::JsValue;
 use worker::D1Database;
 
 use super::d1::dependency;
+use super::vectors::Billed;
 use crate::api::error::ApiError;
 use crate::guards::spend::Ledger;
 use crate::ports::{Reservation, SpendLedger};
@@ -122,6 +123,16 @@ impl D1Ledger {
         let Some(open) = open else { return Ok(false) };
         self.settle(request_id, open.reserved, now).await?;
         Ok(true)
+    }
+
+    /// Records what a run of embedding calls cost as the ledger line `line`,
+    /// whether or not the run succeeded, then gives its outcome: the neurons,
+    /// or why it failed.
+    pub async fn record_billed(&self, line: &str, billed: Billed, now: u64) -> Result<f64, ApiError> {
+        if billed.neurons > 0.0 {
+            self.record(&crate::guards::spend::utc_day(now), line, billed.neurons, now).await?;
+        }
+        billed.outcome.map(|()| billed.neurons)
     }
 
     /// Settles, at their whole reservation, the open reservations of requests

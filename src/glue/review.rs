@@ -23,8 +23,7 @@ use crate::config::Engine;
 use crate::corpus::chunk::hex;
 use crate::corpus::vocabulary::Vocabulary;
 use crate::guards::cache as answers;
-use crate::guards::spend;
-use crate::ports::{Corpus, ReviewQueue, SpendLedger};
+use crate::ports::{Corpus, ReviewQueue};
 use crate::review::{self, Approval, Evidence, Queued};
 
 /// Largest approval body.
@@ -212,11 +211,11 @@ async fn approve(req: &mut Request, env: &Env, id: u64) -> Result<Response, ApiE
     let config = config(env)?;
     let embedding_neurons = match config.engine {
         Engine::Local => 0.0,
-        Engine::WorkersAi => vectors::sync(&workers_ai(env, &config, f64::INFINITY)?, &plan, workspace).await?,
+        Engine::WorkersAi => {
+            let billed = vectors::sync(&workers_ai(env, &config, f64::INFINITY)?, &plan, workspace).await;
+            D1Ledger { db: database(env)? }.record_billed(&format!("review-{id}"), billed, now()).await?
+        }
     };
-    if embedding_neurons > 0.0 {
-        D1Ledger { db: database(env)? }.record(&spend::utc_day(now()), &format!("review-{id}"), embedding_neurons, now()).await?;
-    }
     let version = match workspace {
         None => ingest::write_shared(env, &plan, Origin::Operator).await?.corpus_version,
         Some(ws) => {

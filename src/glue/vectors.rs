@@ -65,13 +65,21 @@ pub fn texts(plan: &IngestPlan) -> Vec<String> {
     plan.added.iter().chain(&plan.updated).map(text).collect()
 }
 
+/// What a run of embedding calls cost, whether or not the run succeeded:
+/// every call made is billed, so a caller records `neurons` first.
+pub struct Billed {
+    pub neurons: f64,
+    pub outcome: Result<(), ApiError>,
+}
+
 /// Embeds and upserts the plan's new and changed passages (of the shared
-/// corpus, or of `workspace`), deletes its removed ones; returns the neurons
-/// the embeddings cost.
-pub async fn sync(models: &WorkersAi<'_>, plan: &IngestPlan, workspace: Option<&str>) -> Result<f64, ApiError> {
-    let neurons = upsert(models, plan, workspace).await?;
-    remove(&models.index, &plan.removed).await?;
-    Ok(neurons)
+/// corpus, or of `workspace`), deletes its removed ones.
+pub async fn sync(models: &WorkersAi<'_>, plan: &IngestPlan, workspace: Option<&str>) -> Billed {
+    let mut billed = upsert(models, plan, workspace).await;
+    if billed.outcome.is_ok() {
+        billed.outcome = remove(&models.index, &plan.removed).await;
+    }
+    billed
 }
 
 fn unavailable(what: &str, e: String) -> ApiError {
@@ -86,10 +94,16 @@ pub async fn remove(index: &VectorizeBinding, ids: &[String]) -> Result<(), ApiE
     Ok(())
 }
 
-/// Embeds and upserts the plan's new and changed passages; returns the
-/// neurons the embeddings cost. A page of a paged ingest runs only this: its
-/// removals wait for the commit.
-pub async fn upsert(models: &WorkersAi<'_>, plan: &IngestPlan, workspace: Option<&str>) -> Result<f64, ApiError> {
+/// Embeds and upserts the plan's new and changed passages. A page of a
+/// paged ingest runs only this: its removals wait for the commit.
+pub async fn upsert(models: &WorkersAi<'_>, plan: &IngestPlan, workspace: Option<&str>) -> Billed {
+    let mut neurons = 0.0;
+    let outcome = upsert_counting(models, plan, workspace, &mut neurons).await;
+    Billed { neurons, outcome }
+}
+
+/// [`upsert`], adding each embedding call's neurons to `neurons` as it returns.
+async fn upsert_counting(models: &WorkersAi<'_>, plan: &IngestPlan, workspace: Option<&str>, neurons: &mut f64) -> Result<(), ApiError> {
     let scope = workspace::token(workspace);
     let info: IndexInfo = models.index.info().await.map_err(|e| unavailable("Vectorize describe", e.0))?;
     let dimensions = info.dimensions.or(info.config.map(|c| c.dimensions));
@@ -102,13 +116,12 @@ pub async fn upsert(models: &WorkersAi<'_>, plan: &IngestPlan, workspace: Option
         )));
     }
     let changed: Vec<&Passage> = plan.added.iter().chain(&plan.updated).collect();
-    let mut neurons = 0.0;
     let mut pending: Vec<Vector> = Vec::new();
     for batch in changed.chunks(EMBED_BATCH) {
         let texts: Vec<String> = batch.iter().map(|p| text(p)).collect();
         let embedded = models.embed(&texts).await.map_err(|e| unavailable("embedding", e.to_string()))?;
         let bound = texts.iter().map(|t| cost::embed_bound(t)).fold(Usage::default(), |a, b| Usage { input_tokens: a.input_tokens + b.input_tokens, output_tokens: 0 });
-        neurons += cost::neurons(cost::price(models.config, &models.config.embedding_model), embedded.usage.or_bound(bound));
+        *neurons += cost::neurons(cost::price(models.config, &models.config.embedding_model), embedded.usage.or_bound(bound));
         if let Some(v) = embedded.vectors.iter().find(|v| v.len() != expected) {
             return Err(ApiError::Misconfigured(format!(
                 "{} returned {} dimensions; EMBEDDING_DIMENSIONS is {expected}",
@@ -127,5 +140,5 @@ pub async fn upsert(models: &WorkersAi<'_>, plan: &IngestPlan, workspace: Option
     if !pending.is_empty() {
         models.index.put(&pending).await.map_err(|e| unavailable("Vectorize upsert", e.0))?;
     }
-    Ok(neurons)
+    Ok(())
 }

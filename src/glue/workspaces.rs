@@ -203,9 +203,10 @@ async fn upload(req: &mut Request, env: &Env, id: &str, request_id: &str) -> Res
             };
             let models = workers_ai(env, &config, deadline)?;
             let amount = cost::embedding_bound(&config, &vectors::texts(&plan));
+            // A failed run is charged its whole reservation by `pay_for`.
             let embed = async {
-                let spent = vectors::sync(&models, &plan, Some(id)).await?;
-                Ok((spent, spent))
+                let billed = vectors::sync(&models, &plan, Some(id)).await;
+                billed.outcome.map(|()| (billed.neurons, billed.neurons))
             };
             flow.pay_for(request_id, client.as_deref(), amount, embed).await?
         }

@@ -13,7 +13,7 @@
 //   🤥 the judge is fooled: every claim 0.9
 //   👻 cite a passage id that was not retrieved   🤷 answer empty (the passages do not answer)
 //   🧩 broken JSON once, then valid on repair     🧨 broken JSON every time
-//   💥 model error                                🚫 daily allocation used up (error 3036)
+//   💥 model error (in a text to embed too)       🚫 daily allocation used up (error 3036)
 //   🐢 answer after 4 s    🦥 answer after 8 s     ⌛ answer after 10 s (past AI_TIMEOUT_MS)
 // Every input is first checked against its model's published schema (validate).
 // Scripted from the eval cases (scripts/bench-judge): the question is looked up
@@ -271,6 +271,7 @@ export class AiDouble extends WorkerEntrypoint {
   async run(model, input, options) {
     validate(model, input, options);
     if (model.includes('/baai/bge')) {
+      if (input.text.some((t) => t.includes('💥'))) throw new Error('AiError: 5007: internal model error');
       const data = input.text.map(embed);
       return { shape: [data.length, DIMENSIONS], data };
     }

@@ -29,6 +29,16 @@ test('ingest embeds every passage (charged) and a second ingest embeds nothing',
   assert.deepEqual([again.body.added.length, again.body.updated.length, again.body.embeddingNeurons], [0, 0, 0]);
 });
 
+test('an ingest whose embedding fails part way records what the calls before the failure cost', async () => {
+  const before = (await ledger()).ingestNeurons;
+  // 120 passages: the first call embeds 100 of them, the second meets the failing one.
+  const sections = Array.from({ length: 120 }, (_, i) => `## Locker ${i + 1}\n\nLocker ${i + 1} sits in row ${i + 3}.${i === 110 ? ' 💥' : ''}`);
+  const failed = await ingest(worker.url, [{ name: 'lockers.md', text: `# Lockers\n\n${sections.join('\n\n')}\n` }], { complete: false, vocabulary: null });
+  assert.equal(failed.status, 503);
+  const billed = (await ledger()).ingestNeurons - before;
+  assert.ok(billed > 0, 'the first call was billed, so it is recorded');
+});
+
 test('a supported answer is answered, citing what the verified claims rest on', async () => {
   const { body } = await ask(worker.url, Q);
   assert.equal(body.status, 'answered');
