@@ -135,6 +135,14 @@ function nextToken(ms) {
   });
 }
 
+/** A Turnstile token for one request as its header, for the routes whose
+ * body is not JSON (workspaces, uploads); the widget then solves afresh. */
+async function turnstileHeader() {
+  const value = await nextToken(10000);
+  resetTurnstile();
+  return value ? { 'cf-turnstile-response': value } : {};
+}
+
 function resetTurnstile() {
   token = null;
   if (widgetId === null) return;
@@ -549,7 +557,7 @@ async function loadWorkspace() {
 
 /** POST /workspaces: a new workspace (its secret arrives only as the cookie). */
 async function createWorkspace() {
-  const res = await fetch('/workspaces', { method: 'POST', headers: { accept: 'application/json' } });
+  const res = await fetch('/workspaces', { method: 'POST', headers: { accept: 'application/json', ...(await turnstileHeader()) } });
   const body = await jsonOf(res);
   if (res.status !== 201 || !body || !body.id) return { error: errorOf(body, res.status), status: res.status };
   rememberWorkspace(body.id, body.expiresAt);
@@ -578,7 +586,7 @@ async function upload() {
       saved = { id: created.id };
     }
     const res = await fetch(`/workspaces/${encodeURIComponent(saved.id)}/documents?name=${encodeURIComponent(file.name)}`, {
-      method: 'POST', headers: { 'content-type': documentType(file), accept: 'application/json' }, body: file,
+      method: 'POST', headers: { 'content-type': documentType(file), accept: 'application/json', ...(await turnstileHeader()) }, body: file,
     });
     const body = await jsonOf(res);
     if (res.status === 403 && body && body.error && body.error.code === 'workspace_unknown') { workspaceGone(); return; }

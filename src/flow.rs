@@ -228,7 +228,8 @@ impl<P: Ports> Flow<'_, P> {
 
     /// Turnstile: skipped for the admin token and, outside production, when no
     /// secret is configured (said plainly); otherwise siteverify must say yes.
-    async fn verify(&self, admin: bool, token: Option<&str>, client_ip: Option<&str>) -> Result<(StageStatus, String), ApiError> {
+    /// `/ask` runs it in [`Flow::ask`]; workspace creation and uploads call it.
+    pub async fn verify(&self, admin: bool, token: Option<&str>, client_ip: Option<&str>) -> Result<(StageStatus, String), ApiError> {
         if admin {
             return Ok((StageStatus::Skipped, "admin token: not verified".into()));
         }

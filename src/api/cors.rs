@@ -14,7 +14,7 @@ pub fn is_public(path: &str) -> bool {
 pub const ALLOW_METHODS: &str = "GET, POST, DELETE, OPTIONS";
 /// A page on another origin sends its workspace secret in a header (its
 /// cookie is this origin's, and `SameSite=Lax`).
-pub const ALLOW_HEADERS: &str = "content-type, accept, workspace-secret";
+pub const ALLOW_HEADERS: &str = "content-type, accept, workspace-secret, cf-turnstile-response";
 /// What a page may read besides the simple headers: the rate-limit state.
 pub const EXPOSE_HEADERS: &str = "ratelimit-limit, ratelimit-remaining, ratelimit-reset, retry-after";
 /// How long a browser may reuse a preflight answer, in seconds.

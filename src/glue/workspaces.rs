@@ -71,8 +71,8 @@ struct LimitsBody {
     max_passages: usize,
 }
 
-/// `POST /workspaces`: a new workspace, within the client's daily limit
-/// (none for the admin token).
+/// `POST /workspaces`: a new workspace, for a client Turnstile verified,
+/// within its daily limit (neither for the admin token).
 async fn create(req: &Request, env: &Env) -> Result<Response, ApiError> {
     let config = config(env)?;
     let limits = config.workspaces;
@@ -80,9 +80,10 @@ async fn create(req: &Request, env: &Env) -> Result<Response, ApiError> {
     let now = now();
     if !is_admin(req, env) {
         let ports = WorkerPorts::new(env, &config, f64::INFINITY)?;
-        let client_ip = req.headers().get("cf-connecting-ip").ok().flatten();
-        let client = Flow { ports: &ports, config: &config }.client_key(client_ip.as_deref())?;
-        count_creation(&db, &client, &spend::utc_day(now), limits.per_client_per_day).await?;
+        let flow = Flow { ports: &ports, config: &config };
+        let client_ip = header(req, "cf-connecting-ip");
+        flow.verify(false, header(req, TURNSTILE_HEADER).as_deref(), client_ip.as_deref()).await?;
+        count_creation(&db, &flow.client_key(client_ip.as_deref())?, &spend::utc_day(now), limits.per_client_per_day).await?;
     }
     let (id, secret) = credentials()?;
     let expires_at = now + limits.ttl_seconds;
@@ -113,11 +114,18 @@ async fn create(req: &Request, env: &Env) -> Result<Response, ApiError> {
     Ok(response)
 }
 
+/// Where workspace creation and uploads carry their Turnstile token (the
+/// body is the file): the name of the widget's form field.
+const TURNSTILE_HEADER: &str = "cf-turnstile-response";
+
+fn header(req: &Request, name: &str) -> Option<String> {
+    req.headers().get(name).ok().flatten()
+}
+
 /// [`workspace::cookie_allowed`] for this request.
 fn cookie_allowed(req: &Request) -> bool {
     let Ok(url) = req.url() else { return false };
-    let header = |name: &str| req.headers().get(name).ok().flatten();
-    workspace::cookie_allowed(&url.origin().ascii_serialization(), header("origin").as_deref(), header("sec-fetch-site").as_deref())
+    workspace::cookie_allowed(&url.origin().ascii_serialization(), header(req, "origin").as_deref(), header(req, "sec-fetch-site").as_deref())
 }
 
 /// Counts one creation against the client's day: one conditional upsert,
@@ -183,6 +191,13 @@ struct Uploaded {
 async fn upload(req: &mut Request, env: &Env, id: &str, request_id: &str) -> Result<Response, ApiError> {
     let config = config(env)?;
     let limits = config.workspaces;
+    let deadline = worker::js_sys::Date::now() + f64::from(config.request_deadline_ms);
+    let ports = WorkerPorts::new(env, &config, deadline)?;
+    let flow = Flow { ports: &ports, config: &config };
+    let admin = is_admin(req, env);
+    let client_ip = header(req, "cf-connecting-ip");
+    // Before any D1 work: an unverified client costs one siteverify call.
+    flow.verify(admin, header(req, TURNSTILE_HEADER).as_deref(), client_ip.as_deref()).await?;
     let corpus = D1Corpus::new(env)?;
     authorize(req, &corpus, id).await?;
     let name = file_name(req)?;
@@ -194,12 +209,9 @@ async fn upload(req: &mut Request, env: &Env, id: &str, request_id: &str) -> Res
     let embedding_neurons = match config.engine {
         Engine::Local => 0.0,
         Engine::WorkersAi => {
-            let deadline = worker::js_sys::Date::now() + f64::from(config.request_deadline_ms);
-            let ports = WorkerPorts::new(env, &config, deadline)?;
-            let flow = Flow { ports: &ports, config: &config };
-            let client = match is_admin(req, env) {
+            let client = match admin {
                 true => None,
-                false => Some(flow.client_key(req.headers().get("cf-connecting-ip").ok().flatten().as_deref())?),
+                false => Some(flow.client_key(client_ip.as_deref())?),
             };
             let models = workers_ai(env, &config, deadline)?;
             let amount = cost::embedding_bound(&config, &vectors::texts(&plan));

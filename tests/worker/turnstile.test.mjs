@@ -51,6 +51,27 @@ test('1x secret: a fresh token passes and the answer is served', async () => {
   assert.match(call.idempotency_key, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
 });
 
+test('workspace creation and uploads need a token of their own, before any D1 work; the admin token needs none', async () => {
+  const { url } = workers.pass;
+  const create = (headers) => fetch(`${url}/workspaces`, { method: 'POST', headers: { 'cf-connecting-ip': '192.0.2.40', ...headers } });
+  const refused = await create({});
+  assert.deepEqual([refused.status, (await refused.json()).error.code], [403, 'turnstile_failed']);
+  const made = await create({ 'cf-turnstile-response': 'ws-token-1' });
+  assert.equal(made.status, 201);
+  const { id, secret } = await made.json();
+  assert.equal((await create({ 'cf-turnstile-response': 'ws-token-1' })).status, 403, 'a token is used once');
+  const upload = (headers) => fetch(`${url}/workspaces/${id}/documents?name=ferry.md`, {
+    method: 'POST', headers: { 'content-type': 'text/markdown', 'workspace-secret': secret, ...headers },
+    body: '# Ferry\n\n## Timetable\n\nThe Larkport ferry leaves at 7:15 am.\n',
+  });
+  const unverified = await upload({});
+  assert.deepEqual([unverified.status, (await unverified.json()).error.code], [403, 'turnstile_failed']);
+  assert.equal((await upload({ 'cf-turnstile-response': 'ws-token-2' })).status, 200);
+  assert.equal((await upload({ authorization: `Bearer ${ADMIN_TOKEN}` })).status, 200, 'the admin token is not verified');
+  assert.equal((await create({ authorization: `Bearer ${ADMIN_TOKEN}` })).status, 201);
+  assert.deepEqual(fake.calls.filter((c) => c.response?.startsWith('ws-token')).map((c) => c.response), ['ws-token-1', 'ws-token-1', 'ws-token-2']);
+});
+
 test('a token is single use: the second use is refused', async () => {
   assert.equal((await ask(workers.pass.url, QUESTION, { token: 'token-b' })).status, 200);
   const { status, body } = await ask(workers.pass.url, QUESTION, { token: 'token-b' });
