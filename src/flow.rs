@@ -54,6 +54,8 @@ pub struct SearchInput<'a> {
     pub request_id: &'a str,
     pub query: Result<SearchRequest, ApiError>,
     pub admin: bool,
+    /// The Turnstile token (a `CF-Turnstile-Response` header: a GET has no body).
+    pub token: Option<&'a str>,
     pub client_ip: Option<&'a str>,
     pub workspace_secret: Option<&'a str>,
 }
@@ -228,7 +230,7 @@ impl<P: Ports> Flow<'_, P> {
 
     /// Turnstile: skipped for the admin token and, outside production, when no
     /// secret is configured (said plainly); otherwise siteverify must say yes.
-    /// `/ask` runs it in [`Flow::ask`]; workspace creation and uploads call it.
+    /// `/ask` and `/search` run it; workspace creation and uploads call it.
     pub async fn verify(&self, admin: bool, token: Option<&str>, client_ip: Option<&str>) -> Result<(StageStatus, String), ApiError> {
         if admin {
             return Ok((StageStatus::Skipped, "admin token: not verified".into()));
@@ -439,6 +441,7 @@ impl<P: Ports> Flow<'_, P> {
     /// and, on the Workers AI engine, the same reserve → run → settle path.
     pub async fn search(&self, input: SearchInput<'_>) -> Result<Found, ApiError> {
         let request = input.query?;
+        self.verify(input.admin, input.token, input.client_ip).await?;
         let now = (self.ports.clock().now_ms() / 1000.0) as u64;
         let client = self.client_key(input.client_ip)?;
         let limits = self.count(input.admin, &client, now).await?;

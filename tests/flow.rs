@@ -12,7 +12,8 @@ use groundgate::config::{Config, Engine};
 use groundgate::corpus::memory::MemoryCorpus;
 use groundgate::cost;
 use groundgate::fakes::{Behavior, Event, FakePorts};
-use groundgate::flow::{AskInput, Finished, Flow};
+use groundgate::api::request::SearchRequest;
+use groundgate::flow::{AskInput, Finished, Flow, SearchInput};
 use proptest::prelude::*;
 
 const DIMENSIONS: usize = 8;
@@ -184,6 +185,25 @@ fn rejected_requests_are_counted_not_recorded() {
 }
 
 /// The cache sits before the spend cap: a hit costs nothing and reserves nothing.
+#[test]
+fn search_is_verified_by_turnstile_before_it_counts_or_spends() {
+    let config = paid_config();
+    let ports = FakePorts::new(sample_corpus(), DIMENSIONS).with_turnstile(&["good-token"]);
+    let flow = Flow { ports: &ports, config: &config };
+    let search = |token: Option<&str>, admin: bool| {
+        let query = SearchRequest::parse([("q", "day pass price")]);
+        let request_id = format!("search-{token:?}-{admin}");
+        let input = SearchInput { request_id: &request_id, query, admin, token, client_ip: Some("203.0.113.9"), workspace_secret: None };
+        block_on(flow.search(input)).map(|_| ())
+    };
+    for token in [None, Some("bad-token")] {
+        assert!(matches!(search(token, false), Err(ApiError::TurnstileFailed(_))), "{token:?}");
+    }
+    assert!(!ports.events.borrow().iter().any(|e| matches!(e, Event::Count | Event::Reserve { .. })), "refused before the rate limit and the ledger");
+    assert_eq!(search(Some("good-token"), false), Ok(()));
+    assert_eq!(search(None, true), Ok(()), "the admin token is not verified");
+}
+
 #[test]
 fn a_cache_hit_reserves_nothing() {
     let config = paid_config();

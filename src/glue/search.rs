@@ -1,5 +1,6 @@
 //! `GET /search?q=…&k=…`: parse → run → respond. Retrieval only (ranked
-//! passages with scores and provenance), behind the same rate limit as `/ask`
+//! passages with scores and provenance), behind the same Turnstile check
+//! (a `CF-Turnstile-Response` header) and rate limit as `/ask`
 //! and, on the Workers AI engine, the same reserve → run → settle path, run
 //! to its end inside `waitUntil` so a hang-up cannot leave a reservation open.
 
@@ -56,6 +57,14 @@ async fn run(req: &Request, env: &Env, request_id: &str) -> Result<Found, ApiErr
     let client_ip = req.headers().get("cf-connecting-ip").ok().flatten();
     let workspace_secret = super::workspace_secret(req);
     let flow = Flow { ports: &ports, config: &config };
-    let input = SearchInput { request_id, query, admin, client_ip: client_ip.as_deref(), workspace_secret: workspace_secret.as_deref() };
+    let token = req.headers().get("cf-turnstile-response").ok().flatten();
+    let input = SearchInput {
+        request_id,
+        query,
+        admin,
+        token: token.as_deref(),
+        client_ip: client_ip.as_deref(),
+        workspace_secret: workspace_secret.as_deref(),
+    };
     flow.search(input).await
 }

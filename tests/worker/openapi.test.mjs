@@ -259,7 +259,8 @@ const errors = [
   ['GET /admin/cache/pin', () => worker, 'GET', '/admin/cache/pin', { headers: admin }, 405, 'method_not_allowed'],
   ['a body over 16 KiB', () => worker, 'POST', '/ask', { headers: jsonType, body: huge }, 413, 'payload_too_large'],
   ['text/plain', () => worker, 'POST', '/ask', { headers: { 'content-type': 'text/plain' }, body: '{"question": "hi"}' }, 415, 'unsupported_media_type'],
-  ['production without IP_HASH_KEY', () => locked, 'GET', '/search?q=desk', {}, 503, 'misconfigured'],
+  ['Turnstile enforced, no token', () => locked, 'GET', '/search?q=desk', {}, 403, 'turnstile_failed'],
+  ['production without IP_HASH_KEY (the admin token passes Turnstile)', () => locked, 'GET', '/search?q=desk', { headers: admin }, 503, 'misconfigured'],
 ];
 
 for (const [name, target, method, path, init, status, code] of errors) {
