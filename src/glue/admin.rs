@@ -12,6 +12,7 @@ use crate::api::error::ApiError;
 use crate::catalog;
 use crate::config::Engine;
 use crate::guards::cache as answers;
+use crate::guards::audit::Walk;
 use crate::guards::spend;
 use crate::ports::Corpus;
 
@@ -63,21 +64,31 @@ pub async fn release(req: &mut Request, env: &Env) -> Result<Response, ApiError>
     Ok(json(200, &serde_json::json!({ "requestId": request_id, "released": released })))
 }
 
-/// `GET /admin/audit/verify[?hash=…]`: walks the chain, a page at a time,
-/// from its checkpoint; OK with the row count, or the first row whose body,
-/// hash or place does not check out. With `hash`, also says which row has it
-/// (an evidence report's proof), or `null`.
+/// `GET /admin/audit/verify[?hash=…][&from=…]`: walks the chain, a page at
+/// a time, from its checkpoint (or from the cursor `from` an earlier call
+/// handed out); OK with the row count, or the first row whose body, hash or
+/// place does not check out. A chain longer than one call walks answers OK
+/// so far with `next`, the cursor to call again with. With `hash`, also
+/// says which row has it (an evidence report's proof), or `null`.
 pub async fn verify(req: &Request, env: &Env) -> Result<Response, ApiError> {
     require_admin(req, env)?;
     let url = req.url().map_err(|_| ApiError::BadRequest("the URL could not be read".into()))?;
-    let wanted = url.query_pairs().find(|(k, _)| k == "hash").map(|(_, v)| v.into_owned());
-    let (walked, found) = (D1Audit { db: database(env)? }).verify(wanted.as_deref()).await?;
-    let mut body = match walked {
+    let query = |name: &str| url.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned());
+    let wanted = query("hash");
+    let resume = match query("from") {
+        Some(cursor) => Some(Walk::resume(&cursor).ok_or_else(|| ApiError::BadRequest("`from` is not a cursor this route handed out".into()))?),
+        None => None,
+    };
+    let verified = (D1Audit { db: database(env)? }).verify(wanted.as_deref(), resume).await?;
+    let mut body = match verified.walked {
         Ok(count) => serde_json::json!({ "ok": true, "rows": count }),
         Err(broken) => serde_json::json!({ "ok": false, "firstBadRow": broken.seq, "why": broken.why }),
     };
+    if let Some(next) = verified.next {
+        body["next"] = serde_json::json!(next);
+    }
     if wanted.is_some() {
-        body["hashAtRow"] = serde_json::json!(found);
+        body["hashAtRow"] = serde_json::json!(verified.found);
     }
     Ok(json(200, &body))
 }

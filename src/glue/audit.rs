@@ -21,6 +21,19 @@ use crate::ports::AuditLog;
 
 /// Rows sealed, and verified, per round; a backlog takes several rounds.
 const PAGE: u32 = 200;
+/// Pages one verification call reads: with its seal, well inside the Free
+/// plan's 50 queries per invocation. A longer chain is walked across calls.
+const PAGES_PER_CALL: u32 = 10;
+
+/// One verification call's outcome.
+pub struct Verified {
+    /// The rows walked so far (this call and those it resumed), or the first break.
+    pub walked: Result<usize, Break>,
+    /// The seq of the row holding the hash asked about, if this call read it.
+    pub found: Option<u64>,
+    /// Where to go on from when rows remain.
+    pub next: Option<String>,
+}
 
 /// An append whose seq is a multiple of this seals the rows before it. Each
 /// seal reads the tail (three reads) and writes a batch, so sealing per row
@@ -192,12 +205,17 @@ impl D1Audit {
     }
 
     /// Seals what is pending, then walks the chain from its checkpoint, a page
-    /// at a time: `Ok(rows)` when every row checks out, or the first that does not.
-    pub async fn verify(&self, wanted: Option<&str>) -> Result<(Result<usize, Break>, Option<u64>), ApiError> {
+    /// at a time, or from `resume` (a cursor an earlier call handed out), for
+    /// at most [`PAGES_PER_CALL`] pages: `Ok(rows)` when every row checks out,
+    /// or the first that does not; and the cursor to go on from, when rows remain.
+    pub async fn verify(&self, wanted: Option<&str>, resume: Option<Walk>) -> Result<Verified, ApiError> {
         self.seal().await?;
-        let mut walk = Walk::from(self.checkpoint().await?);
+        let mut walk = match resume {
+            Some(walk) => walk,
+            None => Walk::from(self.checkpoint().await?),
+        };
         let mut found = None;
-        loop {
+        for _ in 0..PAGES_PER_CALL {
             let page: Vec<Row> = self
                 .db
                 .prepare(
@@ -213,12 +231,13 @@ impl D1Audit {
                 .map_err(dependency("audit decode"))?;
             found = found.or_else(|| page.iter().find(|r| Some(r.hash.as_str()) == wanted).map(|r| r.seq));
             if let Err(broken) = walk.feed(&page) {
-                return Ok((Err(broken), found));
+                return Ok(Verified { walked: Err(broken), found, next: None });
             }
             if page.len() < PAGE as usize {
-                return Ok((Ok(walk.rows()), found));
+                return Ok(Verified { walked: Ok(walk.rows()), found, next: None });
             }
         }
+        Ok(Verified { walked: Ok(walk.rows()), found, next: Some(walk.cursor()) })
     }
 
     /// The row that records `request_id` (issued at `issued_ms`), sealed: its

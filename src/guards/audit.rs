@@ -142,6 +142,22 @@ impl Walk {
         Walk { last: start, rows: 0 }
     }
 
+    /// Goes on from where a walk handed out `cursor` stopped.
+    pub fn resume(cursor: &str) -> Option<Walk> {
+        let mut parts = cursor.splitn(3, '-');
+        let seq = parts.next()?.parse().ok()?;
+        let rows = parts.next()?.parse().ok()?;
+        let hash = parts.next()?;
+        let valid = hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit());
+        valid.then(|| Walk { last: Checkpoint { seq, hash: hash.to_string() }, rows })
+    }
+
+    /// Where this walk stands, for [`Walk::resume`] in a later call: the last
+    /// row checked (its seq and hash) and the rows walked so far.
+    pub fn cursor(&self) -> String {
+        format!("{}-{}-{}", self.last.seq, self.rows, self.last.hash)
+    }
+
     /// The seq the next page starts after.
     pub fn after(&self) -> u64 {
         self.last.seq
@@ -201,6 +217,24 @@ impl Rejections {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_walk_resumed_from_its_cursor_checks_what_one_whole_walk_does() {
+        let rows = chain(5);
+        let mut first = Walk::from(Checkpoint::genesis());
+        first.feed(&rows[..2]).unwrap();
+        let mut rest = Walk::resume(&first.cursor()).unwrap();
+        rest.feed(&rows[2..]).unwrap();
+        let mut whole = Walk::from(Checkpoint::genesis());
+        whole.feed(&rows).unwrap();
+        assert_eq!(rest, whole);
+        assert_eq!(rest.rows(), 5);
+        // The cursor carries the last hash: one that is not the chain's breaks the next row.
+        let forged = format!("2-2-{}", "a".repeat(64));
+        assert_eq!(Walk::resume(&forged).unwrap().feed(&rows[2..]).unwrap_err().seq, 3);
+        assert_eq!(Walk::resume("3-2-xyz"), None);
+        assert_eq!(Walk::resume("nonsense"), None);
+    }
 
     #[test]
     fn a_request_id_carries_when_it_was_issued() {

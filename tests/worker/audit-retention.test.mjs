@@ -1,10 +1,12 @@
-// Audit retention under workerd: after a gap longer than the retention the
+// Audit retention under workerd, and a chain too long for one call: after a gap longer than the retention the
 // cron prunes every old row but the newest sealed one, behind a checkpoint;
 // the chain still verifies, a pruned request's id answers 410 audit_pruned,
 // and new rows continue the sequence, even from a log pruning once emptied.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWorker, ingest, ask, corpusDocuments, d1, eventually, ADMIN_TOKEN, runCron } from './harness.mjs';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { startWorker, ingest, ask, corpusDocuments, d1, eventually, ROOT, ADMIN_TOKEN, runCron } from './harness.mjs';
 
 let worker;
 before(async () => {
@@ -63,4 +65,20 @@ test('a log that pruning once emptied goes on from its checkpoint: no seq is use
   assert.deepEqual(await verify(), { ok: true, rows: 1 });
   const { status, body } = await proof(id);
   assert.deepEqual([status, body.seq], [200, last.seq + 1]);
+});
+
+test('a chain longer than one call walks is verified across calls, from the cursor each hands out', async () => {
+  const [{ last }] = d1(worker.persist, 'SELECT max(seq) AS last FROM audit_log');
+  d1(worker.persist, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2500)
+    INSERT INTO audit_log (seq, body, created_at) SELECT ${last} + i, '{"event":"filler","n":' || i || '}', 0 FROM n`);
+  const first = await verify();
+  assert.equal(first.ok, true);
+  assert.ok(first.next && first.rows < 2501, `one call walks part of the chain: ${JSON.stringify(first).slice(0, 200)}`);
+  const script = () => spawnSync(join(ROOT, 'scripts', 'verify-audit'), ['--url', worker.url], { env: { ...process.env, ADMIN_TOKEN }, encoding: 'utf8' });
+  assert.equal(script().stdout, 'OK: 2501 rows, every row chained to the one before\n');
+  // A row only a later call reads is still checked.
+  d1(worker.persist, `UPDATE audit_log SET body = '{"event":"edited"}' WHERE seq = ${last + 2400}`);
+  assert.equal(script().stdout, `BROKEN at row ${last + 2400}: hash does not match the row's body\n`);
+  const bad = await fetch(`${worker.url}/admin/audit/verify?from=nonsense`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  assert.equal(bad.status, 400);
 });
