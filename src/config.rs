@@ -7,7 +7,6 @@ use std::str::FromStr;
 use crate::api::error::ApiError;
 
 use crate::corpus::workspace::Limits;
-use crate::cost::Price;
 use crate::models::Role;
 
 /// Which engine answers.
@@ -39,6 +38,13 @@ pub const DEFAULT_REWRITE_MODEL: &str = "@cf/meta/llama-3.2-3b-instruct";
 
 /// Neurons per million (input, output) tokens of the default models, from the
 /// Workers AI pricing page; `PRICES` overrides or extends them.
+/// Neurons per million tokens for one model.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Price {
+    pub input: f64,
+    pub output: f64,
+}
+
 fn default_prices() -> Vec<(String, Price)> {
     vec![
         (DEFAULT_EMBEDDING_MODEL.into(), Price { input: 6058.0, output: 0.0 }),
@@ -269,11 +275,6 @@ impl Config {
         }
     }
 
-    /// The day's cap in neurons.
-    pub fn daily_cap_neurons(&self) -> f64 {
-        self.daily_cap_usd / crate::cost::USD_PER_NEURON
-    }
-
     /// Every setting that changes what an answer is, for the cache key.
     pub fn answer_fingerprint(&self) -> String {
         let mut fingerprint = format!(
@@ -352,7 +353,7 @@ mod tests {
         assert!(err.public_message().contains("@cf/x/unpriced"));
         assert!(Config::from_vars(vars(&[("PRICES", "[1]")])).is_err());
         let cap = Config::from_vars(vars(&[("DAILY_CAP_USD", "0.011")])).unwrap();
-        assert!((cap.daily_cap_neurons() - 1000.0).abs() < 1e-6);
+        assert!((crate::cost::daily_cap_neurons(&cap) - 1000.0).abs() < 1e-6);
     }
 
     #[test]

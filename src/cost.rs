@@ -5,31 +5,15 @@
 //! and ids, the generator's answer, a repair's echo), and tokens are bounded by
 //! bytes.
 
-use serde::Serialize;
-
 use crate::api::request::MAX_QUESTION_CHARS;
-use crate::config::Config;
+use crate::config::{Config, Price};
 use crate::corpus::chunk::{MAX_HEADING_CHARS, MAX_PASSAGE_CHARS, MAX_STEM_CHARS};
-use crate::models::Message;
+use crate::models::{Message, Usage};
 use crate::stages::prompts;
 use crate::stages::retrieve::Hit;
 
 /// Workers AI bills $0.011 per 1,000 neurons.
 pub const USD_PER_NEURON: f64 = 0.011 / 1000.0;
-
-/// Tokens one call used (what its response reports, or its bound if it reports none).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-pub struct Usage {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-}
-
-/// Neurons per million tokens for one model.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Price {
-    pub input: f64,
-    pub output: f64,
-}
 
 /// The price of a model. [`Config::from_vars`] refuses a config whose models lack
 /// a price, so the fallback (the dearest known price) only guards against a
@@ -39,6 +23,11 @@ pub fn price(config: &Config, model: &str) -> Price {
         || config.prices.iter().map(|(_, p)| *p).fold(Price { input: 0.0, output: 0.0 }, |a, p| Price { input: a.input.max(p.input), output: a.output.max(p.output) }),
         |(_, p)| *p,
     )
+}
+
+/// The day's cap in neurons.
+pub fn daily_cap_neurons(config: &Config) -> f64 {
+    config.daily_cap_usd / USD_PER_NEURON
 }
 
 /// Neurons for one call.

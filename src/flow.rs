@@ -369,7 +369,7 @@ impl<P: Ports> Flow<'_, P> {
         let started = clock.now_ms();
         let models = self.ports.models()?;
         let amount = cost::request_upper_bound(self.config);
-        let cap = self.config.daily_cap_neurons();
+        let cap = cost::daily_cap_neurons(self.config);
         let Some(ticket) = self.reserve(request_id, admission.client.as_deref(), amount, now).await? else {
             if !self.config.budget_fallback_local {
                 return Err(ApiError::BudgetExhausted);
@@ -411,7 +411,7 @@ impl<P: Ports> Flow<'_, P> {
     /// no share). The ticket must be settled, once, whatever happens next.
     async fn reserve(&self, request_id: &str, client: Option<&str>, amount: f64, now: u64) -> Result<Option<Ticket>, ApiError> {
         let day = spend::utc_day(now);
-        let cap = self.config.daily_cap_neurons();
+        let cap = cost::daily_cap_neurons(self.config);
         let reservation = Reservation { day: &day, request_id, client, amount, cap, client_cap: cap * self.config.daily_client_share };
         let reserved = self.ports.ledger().reserve(&reservation).await?;
         Ok(reserved.then(|| Ticket { request_id: request_id.to_string(), amount }))

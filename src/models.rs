@@ -7,7 +7,13 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::corpus::workspace::Scope;
-use crate::cost::Usage;
+
+/// Tokens one call used (what its response reports, or its bound if it reports none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
 
 /// One chat message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

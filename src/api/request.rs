@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::api::error::ApiError;
-use crate::corpus::workspace::Reach;
+use crate::corpus::workspace::{Reach, WORKSPACE_COOKIE};
 
 /// Largest `/ask` body accepted.
 pub const MAX_ASK_BODY: usize = 16 * 1024;
@@ -46,8 +46,6 @@ pub fn check_json_post(
 
 /// The header API clients send a workspace secret in.
 pub const WORKSPACE_HEADER: &str = "workspace-secret";
-/// The cookie the demo page keeps a workspace secret in (`HttpOnly`).
-pub const WORKSPACE_COOKIE: &str = "gg_workspace";
 
 /// The workspace secret a request carries: the header, else the cookie.
 pub fn workspace_secret(header: Option<String>, cookies: Option<&str>) -> Option<String> {

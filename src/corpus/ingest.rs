@@ -9,26 +9,8 @@ use serde::Deserialize;
 use sha2::{Digest as _, Sha256};
 
 use crate::corpus::chunk::{self, Passage};
-use crate::corpus::paging::{BeginRequest, PageRequest};
-use crate::api::error::ApiError;
 use crate::api::response::Origin;
 use crate::corpus::vocabulary::Vocabulary;
-
-/// The one-shot admin ingest body: `{"documents": [{"name": "pricing.md",
-/// "text": "…"}], "vocabulary": {"synonyms": {…}}, "complete": true}`, run
-/// as a paged ingest of one page.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct IngestRequest {
-    pub documents: Vec<Document>,
-    /// The documents are the whole corpus: passages of documents not sent are
-    /// removed, and a vocabulary not sent is cleared.
-    #[serde(default)]
-    pub complete: bool,
-    /// The corpus's vocabulary; when absent, a partial ingest keeps the stored one.
-    #[serde(default)]
-    pub vocabulary: Option<Vocabulary>,
-}
 
 /// One Markdown document.
 #[derive(Debug, Deserialize)]
@@ -38,21 +20,6 @@ pub struct Document {
     pub text: String,
 }
 
-impl IngestRequest {
-    /// Parses and checks the body as a begin and its one page (whose
-    /// removals the begin decides): names must give distinct, non-empty stems.
-    pub fn parse(body: &[u8], ingest: String) -> Result<(BeginRequest, PageRequest), ApiError> {
-        let request: IngestRequest = serde_json::from_slice(body).map_err(|e| ApiError::BadRequest(format!("ingest body: {e}")))?;
-        let page = PageRequest { documents: request.documents, remove: Vec::new() };
-        page.check()?;
-        let documents = page.documents.iter().map(|d| d.name.clone()).collect();
-        let begin = BeginRequest { ingest, complete: request.complete, vocabulary: request.vocabulary, documents };
-        if let Some(vocabulary) = &begin.vocabulary {
-            vocabulary.check()?;
-        }
-        Ok((begin, page))
-    }
-}
 
 /// A passage as stored: its id, document, content hash and origin.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -255,15 +222,6 @@ mod tests {
         assert_eq!(partial.version, plan(&[], all, &scope(&["pricing", "hours"]), true, &Vocabulary::default()).version);
         let complete = plan(&stored(&chunk::chunk_document("pricing.md", PRICING)), sent, &scope(&["hours"]), true, &Vocabulary::default());
         assert_eq!(complete.removed, ["pricing-01", "pricing-02", "pricing-03"]);
-    }
-
-    #[test]
-    fn duplicate_stems_and_bad_bodies_are_rejected() {
-        let parse = |body: &[u8]| IngestRequest::parse(body, "0".repeat(16));
-        let dup = br#"{"documents":[{"name":"a.md","text":""},{"name":"A.md","text":""}]}"#;
-        assert!(matches!(parse(dup), Err(ApiError::BadRequest(_))));
-        assert!(matches!(parse(b"[]"), Err(ApiError::BadRequest(_))));
-        assert!(matches!(parse(br#"{"documents":[{"name":"..md","text":""}]}"#), Err(ApiError::BadRequest(_))));
     }
 
     /// A new vocabulary is a new corpus version; the passages are untouched.

@@ -26,6 +26,38 @@ use crate::corpus::ingest::{Document, IngestPlan};
 use crate::corpus::references::{self, Patterns};
 use crate::corpus::vocabulary::Vocabulary;
 
+/// The one-shot admin ingest body: `{"documents": [{"name": "pricing.md",
+/// "text": "…"}], "vocabulary": {"synonyms": {…}}, "complete": true}`, run
+/// as a paged ingest of one page.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IngestRequest {
+    pub documents: Vec<Document>,
+    /// The documents are the whole corpus: passages of documents not sent are
+    /// removed, and a vocabulary not sent is cleared.
+    #[serde(default)]
+    pub complete: bool,
+    /// The corpus's vocabulary; when absent, a partial ingest keeps the stored one.
+    #[serde(default)]
+    pub vocabulary: Option<Vocabulary>,
+}
+
+impl IngestRequest {
+    /// Parses and checks the body as a begin and its one page (whose
+    /// removals the begin decides): names must give distinct, non-empty stems.
+    pub fn parse(body: &[u8], ingest: String) -> Result<(BeginRequest, PageRequest), ApiError> {
+        let request: IngestRequest = serde_json::from_slice(body).map_err(|e| ApiError::BadRequest(format!("ingest body: {e}")))?;
+        let page = PageRequest { documents: request.documents, remove: Vec::new() };
+        page.check()?;
+        let documents = page.documents.iter().map(|d| d.name.clone()).collect();
+        let begin = BeginRequest { ingest, complete: request.complete, vocabulary: request.vocabulary, documents };
+        if let Some(vocabulary) = &begin.vocabulary {
+            vocabulary.check()?;
+        }
+        Ok((begin, page))
+    }
+}
+
 /// Largest page body.
 pub const MAX_PAGE_BODY: usize = 4 * 1024 * 1024;
 /// Largest JSON argument of one staging statement.
@@ -290,6 +322,15 @@ impl PageReport {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn duplicate_stems_and_bad_bodies_are_rejected() {
+        let parse = |body: &[u8]| IngestRequest::parse(body, "0".repeat(16));
+        let dup = br#"{"documents":[{"name":"a.md","text":""},{"name":"A.md","text":""}]}"#;
+        assert!(matches!(parse(dup), Err(ApiError::BadRequest(_))));
+        assert!(matches!(parse(b"[]"), Err(ApiError::BadRequest(_))));
+        assert!(matches!(parse(br#"{"documents":[{"name":"..md","text":""}]}"#), Err(ApiError::BadRequest(_))));
+    }
+
     use super::*;
     use crate::corpus::ingest::{plan, StoredPassage};
 

@@ -13,7 +13,6 @@ use std::collections::BTreeSet;
 use sha2::{Digest, Sha256};
 
 use crate::api::error::{ApiError, DocumentError};
-use crate::api::request::WORKSPACE_COOKIE;
 use crate::corpus::chunk::{self, hex, Passage};
 use crate::corpus::ingest::{self, IngestPlan, StoredPassage};
 use crate::corpus::pdf::{self, Page};
@@ -57,6 +56,9 @@ pub fn is_id(raw: &str) -> bool {
 pub fn token(workspace: Option<&str>) -> String {
     workspace.map_or_else(|| SHARED.to_string(), |id| format!("w{id}"))
 }
+
+/// The cookie the demo page keeps a workspace secret in (`HttpOnly`).
+pub const WORKSPACE_COOKIE: &str = "gg_workspace";
 
 /// The `Set-Cookie` value that keeps `secret` for the demo page: sent back to
 /// this origin only, never readable by scripts, and gone with the workspace

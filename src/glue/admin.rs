@@ -46,7 +46,7 @@ pub async fn spend(req: &Request, env: &Env) -> Result<Response, ApiError> {
     let ledger = D1Ledger { db: database(env)? };
     let day = spend::utc_day(now());
     let bound = crate::cost::request_upper_bound(&config);
-    Ok(json(200, &ledger.ledger(&day, config.daily_cap_neurons(), config.daily_client_share, bound).await?))
+    Ok(json(200, &ledger.ledger(&day, crate::cost::daily_cap_neurons(&config), config.daily_client_share, bound).await?))
 }
 
 #[derive(Deserialize)]

@@ -4,7 +4,8 @@
 
 use serde_json::Value;
 
-use crate::cost::{self, Usage};
+use crate::cost;
+use crate::models::Usage;
 use crate::models::{Message, ModelError, Models, Role};
 use crate::ports::{Clock, Corpus};
 use crate::stages::pipeline::Pipeline;
