@@ -244,11 +244,15 @@ test('DELETE removes everything of a workspace and clears the cookie', async () 
   assert.equal((await askIn(w.secret, FERRY_QUESTION)).status, 403);
 });
 
-test('the cron deletes expired workspaces: rows, index rows, cached answers, review items and the workspace', async () => {
+test('the cron deletes expired workspaces, several in one run: rows, index rows, cached answers, review items and the workspace', async () => {
   const w = await askedWorkspace();
-  d1(worker.persist, `UPDATE workspaces SET expires_at = 1 WHERE id = '${w.id}'`);
+  const [other, live] = [(await create(worker.url)).body, (await create(worker.url)).body];
+  for (const x of [other, live]) await upload(worker.url, x.id, x.secret, 'ferry.md', FERRY);
+  d1(worker.persist, `UPDATE workspaces SET expires_at = 1 WHERE id IN ('${w.id}', '${other.id}')`);
   assert.equal(await runCron(worker.url), 200);
-  assert.equal(passagesOf(w.id), 0);
+  assert.deepEqual([passagesOf(w.id), passagesOf(other.id), passagesOf(live.id)], [0, 0, 1], 'both expired ones go, the live one stays');
+  const index = indexRows(worker.persist);
+  assert.deepEqual([index.rows, index.keyed], [index.passages, index.passages], 'their index rows went with them');
   assert.deepEqual(d1(worker.persist, `SELECT count(*) AS n FROM workspaces WHERE id = '${w.id}'`), [{ n: 0 }]);
   assert.deepEqual(d1(worker.persist, `SELECT count(*) AS n FROM passages_fts WHERE passages_fts MATCH 'scope : w${w.id}'`), [{ n: 0 }]);
   assert.deepEqual(textOf(w.id), { cached: 0, queued: 0 });
