@@ -186,17 +186,24 @@ impl D1Audit {
                     None => return Ok(()),
                 }
             };
-            let mut statements = Vec::with_capacity(pending.len());
+            // One statement for the round, over a JSON array of the rows'
+            // hashes: a round is one D1 query however many rows it seals.
+            let mut sealed = Vec::with_capacity(pending.len());
             for row in &pending {
                 let hash = audit::chain_hash(&prev, &row.body);
-                statements.push(
-                    db.prepare("UPDATE audit_log SET prev_hash = ?2, hash = ?3 WHERE seq = ?1 AND hash IS NULL")
-                        .bind(&[JsValue::from(row.seq as f64), prev.as_str().into(), hash.as_str().into()])
-                        .map_err(dependency("bind seal"))?,
-                );
+                sealed.push(serde_json::json!([row.seq, prev, hash]));
                 prev = hash;
             }
-            db.batch(statements).await.map_err(dependency("seal write"))?;
+            let sealed = serde_json::Value::Array(sealed).to_string();
+            db.prepare(
+                "UPDATE audit_log SET prev_hash = json_extract(s.value, '$[1]'), hash = json_extract(s.value, '$[2]') \
+                 FROM json_each(?1) AS s WHERE audit_log.seq = json_extract(s.value, '$[0]') AND audit_log.hash IS NULL",
+            )
+            .bind(&[sealed.into()])
+            .map_err(dependency("bind seal"))?
+            .run()
+            .await
+            .map_err(dependency("seal write"))?;
             if pending.len() < page as usize {
                 return Ok(());
             }
