@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::api::error::ApiError;
-use crate::api::response::{AskResponse, Status};
+use crate::api::response::{AskResponse, Origin, Status};
 use crate::corpus::chunk::{hex, Passage, MAX_PASSAGE_CHARS};
 use crate::corpus::ingest::{self, IngestPlan, StoredPassage};
 use crate::corpus::vocabulary::Vocabulary;
@@ -141,6 +141,23 @@ pub fn plan(stored: &[StoredPassage], passage: Passage, vocabulary: &Vocabulary)
     ingest::plan(stored, vec![passage], &BTreeSet::new(), false, vocabulary)
 }
 
+/// The plan that retires the operator passage `id` from `stored` (the
+/// shared corpus's operator passages): its row, index row and vector go, and
+/// the version changes. `None` when `stored` has no operator passage `id`:
+/// only an operator's approved answers are retired this way.
+pub fn retire(stored: &[StoredPassage], id: &str, vocabulary: &Vocabulary) -> Option<IngestPlan> {
+    let retired = stored.iter().find(|s| s.id == id && s.origin == Origin::Operator)?;
+    let mut plan = IngestPlan { removed: vec![retired.id.clone()], vocabulary: vocabulary.clone(), ..IngestPlan::default() };
+    plan.delta.remove(&retired.id, &retired.hash);
+    let mut after = ingest::Digest::default();
+    for kept in stored.iter().filter(|s| s.id != id) {
+        plan.unchanged.push(kept.id.clone());
+        after.add(&kept.id, &kept.hash);
+    }
+    plan.version = after.version(vocabulary);
+    Some(plan)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,4 +241,23 @@ mod tests {
         let unchanged = ingest::corpus_version(&[("pricing-01".to_string(), "h".to_string())].into_iter().collect(), &Vocabulary::default());
         assert_ne!(plan.version, unchanged);
     }
+
+    #[test]
+    fn retiring_an_operator_passage_removes_it_alone_and_moves_the_version_back() {
+        let vocabulary = Vocabulary::default();
+        let passage = |item: u64, text: &str| Approval { answer: text.into(), title: None, target: None }.passage(item, None).unwrap();
+        let stored_of = |passages: &[Passage], origin: Origin| -> Vec<StoredPassage> {
+            passages.iter().map(|p| StoredPassage { id: p.id.clone(), doc: p.doc.clone(), hash: p.content_hash(), origin }).collect()
+        };
+        let (first, second) = (passage(1, "The rooftop opens at 9 am."), passage(2, "Lockers cost $5 a day."));
+        let before_second = plan(&[], first.clone(), &vocabulary).version;
+        let stored = stored_of(&[first.clone(), second.clone()], Origin::Operator);
+        let retired = retire(&stored, &second.id, &vocabulary).unwrap();
+        assert_eq!(retired.removed, [second.id.clone()]);
+        assert_eq!(retired.unchanged, [first.id.clone()]);
+        assert_eq!(retired.version, before_second, "the corpus is as it was before the approval");
+        assert_eq!(retire(&stored, "operator-9", &vocabulary), None);
+        assert_eq!(retire(&stored_of(&[first.clone()], Origin::Corpus), &first.id, &vocabulary), None, "only an operator's passage");
+    }
+
 }

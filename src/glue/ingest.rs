@@ -103,17 +103,18 @@ pub async fn one_shot(req: &mut Request, env: &Env) -> Result<Response, ApiError
     ))
 }
 
-/// Writes one approved passage into the shared corpus: a page of its own,
-/// committed at once. Its vectors are the caller's (it embeds before this).
-pub async fn write_shared(env: &Env, plan: &IngestPlan, origin: Origin) -> Result<Committed, ApiError> {
+/// Writes an operator's change to the shared corpus (an approved passage,
+/// or one retired) as a page of its own, committed at once; `docs` are the
+/// documents it touches. Its vectors are the caller's to add; a commit
+/// removes those of removed passages.
+pub async fn write_shared(env: &Env, plan: &IngestPlan, docs: &BTreeSet<String>, origin: Origin) -> Result<Committed, ApiError> {
     let staging = Staging::new(env)?;
     let begin = BeginRequest { ingest: new_request_id(), complete: false, vocabulary: None, documents: Vec::new() };
     staging.begin(&begin).await?;
-    let docs: BTreeSet<String> = plan.added.iter().chain(&plan.updated).map(|p| p.doc.clone()).collect();
-    let old: Vec<StoredText> = rows(staging.corpus.stored_of(&docs)?, "read stored text").await?;
+    let old: Vec<StoredText> = rows(staging.corpus.stored_of(docs)?, "read stored text").await?;
     let words = staging.corpus.fresh_state().await?.vocabulary.references;
     let rows = paging::staged_rows(plan, origin, &Patterns::new(&words), None)?;
-    staging.stage(&begin.ingest, 0, plan, rows, &old, &docs).await?;
+    staging.stage(&begin.ingest, 0, plan, rows, &old, docs).await?;
     staging.commit(env, &begin.ingest).await
 }
 

@@ -84,6 +84,7 @@ async fn route(req: &mut Request, env: &Env, request_id: &str) -> Result<Respons
         "/health" if req.method() == Method::Get => admin::health(env).await,
         "/health" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         path if path == "/admin/review" || path.starts_with("/admin/review/") => review::route(req, env).await,
+        path if path == "/admin/passages" || path.starts_with("/admin/passages/") => review::passages(req, env).await,
         path if path.starts_with("/audit/") && req.method() == Method::Get => admin::proof(env, &path["/audit/".len()..]).await,
         path if path.starts_with("/audit/") => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         path if path == "/workspaces" || path.starts_with("/workspaces/") => workspaces::route(req, env, request_id).await,

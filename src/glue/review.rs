@@ -217,7 +217,7 @@ async fn approve(req: &mut Request, env: &Env, id: u64) -> Result<Response, ApiE
         }
     };
     let version = match workspace {
-        None => ingest::write_shared(env, &plan, Origin::Operator).await?.corpus_version,
+        None => ingest::write_shared(env, &plan, &BTreeSet::from([review::OPERATOR_DOC.to_string()]), Origin::Operator).await?.corpus_version,
         Some(ws) => {
             corpus.apply_to_workspace(&plan, ws, Origin::Operator, &config.workspaces).await?;
             plan.version.clone()
@@ -233,6 +233,56 @@ async fn approve(req: &mut Request, env: &Env, id: u64) -> Result<Response, ApiE
     let record = serde_json::json!({ "event": "review_approved", "item": id, "passage": passage_id, "questionHash": question_hash, "time": now() });
     D1Audit { db: database(env)? }.append_body(&record.to_string(), now() * 1000, None).await?;
     Ok(json(200, &Approved { id, passage_id, workspace: workspace.map(str::to_string), version, embedding_neurons }))
+}
+
+/// Routes `/admin/passages` and below (the admin token is checked first):
+/// the operator's approved passages in the shared corpus, listed and retired.
+pub async fn passages(req: &Request, env: &Env) -> Result<Response, ApiError> {
+    require_admin(req, env)?;
+    let path = req.path();
+    match (path.trim_start_matches("/admin/passages").trim_start_matches('/'), req.method()) {
+        ("", Method::Get) => operator_passages(req, env).await,
+        ("", _) => Err(ApiError::MethodNotAllowed { allow: "GET" }),
+        (id, Method::Delete) if !id.contains('/') => retire(env, id).await,
+        (id, _) if !id.contains('/') => Err(ApiError::MethodNotAllowed { allow: "DELETE" }),
+        _ => Err(ApiError::NotFound),
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct OperatorPassage {
+    id: String,
+    section: String,
+    text: String,
+}
+
+/// `GET /admin/passages?origin=operator`: every approved passage of the
+/// shared corpus (the only origin listed: the corpus's own come from ingest).
+async fn operator_passages(req: &Request, env: &Env) -> Result<Response, ApiError> {
+    let url = req.url().map_err(|_| ApiError::BadRequest("the URL could not be read".into()))?;
+    if url.query_pairs().find(|(k, _)| k == "origin").map(|(_, v)| v.into_owned()).as_deref() != Some("operator") {
+        return Err(ApiError::BadRequest("list with `origin=operator`: only an operator's passages are listed and retired here".into()));
+    }
+    let statement = database(env)?.prepare(
+        "SELECT id, section, text FROM passages WHERE workspace IS NULL AND origin = 'operator' ORDER BY id",
+    );
+    let passages: Vec<OperatorPassage> = super::d1::rows(statement, "operator passages").await?;
+    Ok(json(200, &serde_json::json!({ "passages": passages })))
+}
+
+/// `DELETE /admin/passages/{id}`: retires an operator passage from the
+/// shared corpus (its row, index row and vector), as a commit: the version
+/// changes, so no cached answer that cited it is served again; audited.
+async fn retire(env: &Env, id: &str) -> Result<Response, ApiError> {
+    let corpus = D1Corpus::new(env)?;
+    let docs = BTreeSet::from([review::OPERATOR_DOC.to_string()]);
+    let stored = corpus.stored_in(&docs).await?;
+    let vocabulary = corpus.fresh_state().await?.vocabulary;
+    let plan = review::retire(&stored, id, &vocabulary).ok_or(ApiError::NotFound)?;
+    let version = ingest::write_shared(env, &plan, &docs, Origin::Operator).await?.corpus_version;
+    let record = serde_json::json!({ "event": "passage_retired", "passage": id, "time": now() });
+    D1Audit { db: database(env)? }.append_body(&record.to_string(), now() * 1000, None).await?;
+    Ok(json(200, &serde_json::json!({ "id": id, "retired": true, "corpusVersion": version })))
 }
 
 /// `POST /admin/review/{id}/dismiss`: closes the item; nothing is written.

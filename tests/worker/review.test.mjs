@@ -64,6 +64,32 @@ test('a re-ingest of the corpus keeps the operator\'s passages', async () => {
   assert.equal((await ask(worker.url, PRIVATE_OFFICE)).body.status, 'answered');
 });
 
+test('an operator passage can be retired: listed, removed with its index row, no longer cited, audited', async () => {
+  const listed = async () => (await (await fetch(`${worker.url}/admin/passages?origin=operator`, { headers: admin })).json()).passages;
+  const [passage] = await listed();
+  assert.match(passage.id, /^operator-\d+$/);
+  assert.match(passage.text, /\$900 per month/);
+  const before = await ask(worker.url, PRIVATE_OFFICE);
+  assert.equal(before.body.status, 'answered');
+
+  const retire = (id) => fetch(`${worker.url}/admin/passages/${id}`, { method: 'DELETE', headers: admin });
+  const res = await retire(passage.id);
+  const body = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(body));
+  assert.deepEqual([body.retired, body.corpusVersion === before.body.corpusVersion], [true, false], 'a new corpus version');
+  assert.deepEqual(await listed(), []);
+  assert.deepEqual(d1(worker.persist, `SELECT count(*) AS n FROM passages_fts WHERE id = '${passage.id}'`), [{ n: 0 }]);
+
+  const after = await ask(worker.url, PRIVATE_OFFICE);
+  assert.equal(after.body.status, 'refused', 'the cached answer citing it is not served');
+  assert.ok(!JSON.stringify(after.body).includes(passage.id));
+  assert.equal((await retire(passage.id)).status, 404, 'retired once');
+  assert.equal((await retire('pricing-03')).status, 404, 'the corpus\'s own passages are ingest\'s to change');
+  assert.equal((await fetch(`${worker.url}/admin/passages/${passage.id}`, { method: 'DELETE' })).status, 401);
+  assert.equal(d1(worker.persist, "SELECT count(*) AS n FROM audit_log WHERE body LIKE '%passage_retired%'")[0].n, 1);
+  await ask(worker.url, PRIVATE_OFFICE); // queued again for the tests below
+});
+
 test('an approval that reads as instructions is refused; a closed item cannot be acted on; dismissal', async () => {
   await ask(worker.url, 'Where can I park my car?');
   const item = await eventually(async () => {
