@@ -1,6 +1,8 @@
 // The operator's review inbox: lists the questions the worker refused
 // (GET /admin/review), and approves an answer for one (POST
-// /admin/review/{id}/approve) or dismisses it (.../dismiss). The admin token is
+// /admin/review/{id}/approve) or dismisses it (.../dismiss); lists the approved
+// passages of the shared corpus (GET /admin/passages?origin=operator) and
+// retires one (DELETE /admin/passages/{id}). The admin token is
 // kept only in this tab's sessionStorage and sent only to this origin.
 // Questions and passages are visitors' and corpus text: only ever textContent.
 'use strict';
@@ -178,6 +180,57 @@ function itemCard(item) {
   return card;
 }
 
+/** An approved passage, with a retire button that asks once more before it acts. */
+function passageCard(passage) {
+  const card = el('article', 'approved-passage');
+  card.dataset.id = passage.id;
+  card.append(el('p', 'passage-head', `${passage.id} · ${passage.section}`), el('p', 'passage-text', passage.text));
+  const retire = el('button', 'retire', 'Retire');
+  retire.type = 'button';
+  const result = el('p', 'item-result');
+  result.setAttribute('role', 'status');
+  let armed = false;
+  retire.addEventListener('click', async () => {
+    if (!armed) {
+      armed = true;
+      retire.textContent = 'Retire for good';
+      result.textContent = 'Click again to remove it from the shared corpus.';
+      return;
+    }
+    retire.disabled = true;
+    result.textContent = 'Retiring…';
+    try {
+      const { res, body } = await call(`/admin/passages/${encodeURIComponent(passage.id)}`, { method: 'DELETE' });
+      if (res.ok && body) {
+        status('ok', '✓ Retired ', el('code', null, passage.id), ` (version ${body.corpusVersion}).`);
+        await load();
+      } else {
+        result.replaceChildren(`⚠ Not retired (${res.status}): `, ...errorParts(body, res.status));
+        retire.disabled = false;
+      }
+    } catch (err) {
+      result.textContent = `⚠ The request failed: ${err.message}`;
+      retire.disabled = false;
+    }
+  });
+  card.append(retire, result);
+  return card;
+}
+
+/** GET /admin/passages?origin=operator: the approved passages, rendered. */
+async function loadPassages() {
+  const { res, body } = await call('/admin/passages?origin=operator');
+  if (!res.ok || !body || !Array.isArray(body.passages)) {
+    const line = el('p', 'inbox-error', `⚠ The approved passages could not be read (${res.status}): `);
+    line.append(...errorParts(body, res.status));
+    $('passages').replaceChildren(line);
+  } else {
+    $('passages').replaceChildren(...(body.passages.length ? body.passages.map(passageCard) : [el('p', 'muted', 'None yet.')]));
+    $('approved-title').textContent = `Approved passages (${body.passages.length})`;
+  }
+  $('approved').hidden = false;
+}
+
 /** GET /admin/review: the open items, rendered (or the error, said). */
 async function load() {
   if (loading) return;
@@ -192,6 +245,7 @@ async function load() {
     const { res, body } = await call('/admin/review');
     if (!res.ok || !body || !Array.isArray(body.items)) {
       $('inbox').hidden = true;
+      $('approved').hidden = true;
       $('items').replaceChildren();
       status('error', `⚠ The inbox could not be read (${res.status}): `, ...errorParts(body, res.status));
       return;
@@ -201,6 +255,7 @@ async function load() {
     $('items').replaceChildren(...(open.length ? open.map(itemCard) : [el('p', 'muted', 'No open questions.')]));
     $('inbox-title').textContent = `Open questions (${open.length})`;
     $('inbox').hidden = false;
+    await loadPassages();
   } catch (e) {
     status('error', `⚠ The inbox could not be read: ${e.message}`);
   } finally {
@@ -219,7 +274,9 @@ $('forget').addEventListener('click', () => {
   keepToken('');
   tokenInput.value = '';
   $('inbox').hidden = true;
+  $('approved').hidden = true;
   $('items').replaceChildren();
+  $('passages').replaceChildren();
   status('ok', 'The token is forgotten.');
   tokenInput.focus();
 });

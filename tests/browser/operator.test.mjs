@@ -96,6 +96,28 @@ test('the operator approves an answer on the page; askers then get it, badged op
   assert.deepEqual(demo.problems, []);
 });
 
+test('the operator retires the approved passage on the page, after a second click; askers are refused again', async (t) => {
+  const { page, problems } = await openPage(browser, t, worker.url, '/operator.html');
+  await page.fill('#token', ADMIN_TOKEN);
+  await page.click('#load');
+  const passage = '.approved-passage[data-id^="operator-"]';
+  await page.waitForSelector(passage);
+  const id = await page.getAttribute(passage, 'data-id');
+  assert.match(await page.textContent(passage), /\$900 per month/);
+  assert.equal((await ask(worker.url, PRIVATE_OFFICE)).body.status, 'answered');
+
+  await page.click(`${passage} .retire`);
+  assert.match(await page.textContent(`${passage} .item-result`), /Click again/, 'one click retires nothing');
+  assert.equal((await ask(worker.url, PRIVATE_OFFICE)).body.status, 'answered');
+  await page.click(`${passage} .retire`);
+  await page.waitForSelector('#inbox-status .inbox-ok');
+  assert.match(await page.textContent('#inbox-status'), new RegExp(`Retired ${id}`));
+  await page.waitForSelector(passage, { state: 'detached' });
+  assert.equal(await page.textContent('#approved-title'), 'Approved passages (0)');
+  assert.equal((await ask(worker.url, PRIVATE_OFFICE)).body.status, 'refused', 'no longer cited');
+  assert.deepEqual(problems, []);
+});
+
 test('an approval that reads as instructions is refused inline; dismiss; the token is remembered for the tab', async (t) => {
   await ask(worker.url, PARKING);
   const item = await queued(PARKING);
