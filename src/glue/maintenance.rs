@@ -23,15 +23,8 @@ async fn scheduled(_event: worker::ScheduledEvent, env: Env, _ctx: worker::Sched
         Err(e) => return console_error!("scheduled maintenance cannot start: {e}"),
     };
     let cutoffs = Cutoffs::at(worker::js_sys::Date::now() as u64, &config);
-    for (step, e) in maintenance::run(
-        &WorkerUpkeep {
-            env: &env,
-            config: &config,
-        },
-        &cutoffs,
-    )
-    .await
-    {
+    let upkeep = WorkerUpkeep { env: &env, config: &config };
+    for (step, e) in maintenance::run(&upkeep, &cutoffs).await {
         console_error!("scheduled maintenance: {step:?} failed: {e}");
     }
 }

@@ -195,6 +195,15 @@ fn error_response(err: &ApiError, request_id: &str) -> Response {
     response
 }
 
+/// Where a request whose body is not JSON (`/search`, workspace creation,
+/// uploads) carries its Turnstile token: the name of the widget's form field.
+const TURNSTILE_HEADER: &str = "cf-turnstile-response";
+
+/// A request header's value, if it has one.
+fn header(req: &Request, name: &str) -> Option<String> {
+    req.headers().get(name).ok().flatten()
+}
+
 /// Runs `work` for at most `ms` milliseconds; `None` when the timer won.
 async fn within<T>(ms: u32, work: impl std::future::Future<Output = T>) -> Option<T> {
     use futures::future::{select, Either};

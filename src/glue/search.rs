@@ -57,7 +57,7 @@ async fn run(req: &Request, env: &Env, request_id: &str) -> Result<Found, ApiErr
     let client_ip = req.headers().get("cf-connecting-ip").ok().flatten();
     let workspace_secret = super::workspace_secret(req);
     let flow = Flow { ports: &ports, config: &config };
-    let token = req.headers().get("cf-turnstile-response").ok().flatten();
+    let token = super::header(req, super::TURNSTILE_HEADER);
     let input = SearchInput {
         request_id,
         query,

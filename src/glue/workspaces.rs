@@ -12,7 +12,7 @@ use worker::{D1Database, Env, Method, Request, Response};
 
 use super::d1::{database, dependency, rows, D1Corpus};
 use super::ports::{workers_ai, WorkerPorts};
-use super::{cache, config, is_admin, json, vectorize, vectors, workspace_secret};
+use super::{cache, config, header, is_admin, json, vectorize, vectors, workspace_secret, TURNSTILE_HEADER};
 use crate::api::error::{ApiError, DocumentError};
 use crate::api::response::Origin;
 use crate::config::Engine;
@@ -114,14 +114,6 @@ async fn create(req: &Request, env: &Env) -> Result<Response, ApiError> {
         let _ = response.headers_mut().set("set-cookie", &workspace::cookie(&secret, limits.ttl_seconds));
     }
     Ok(response)
-}
-
-/// Where workspace creation and uploads carry their Turnstile token (the
-/// body is the file): the name of the widget's form field.
-const TURNSTILE_HEADER: &str = "cf-turnstile-response";
-
-fn header(req: &Request, name: &str) -> Option<String> {
-    req.headers().get(name).ok().flatten()
 }
 
 /// [`workspace::cookie_allowed`] for this request.
