@@ -7,6 +7,7 @@ use std::str::FromStr;
 use crate::api::error::ApiError;
 
 use crate::corpus::workspace::Limits;
+use crate::escalation::Settings;
 use crate::models::Role;
 
 /// Which engine answers.
@@ -142,6 +143,8 @@ pub struct Config {
     pub review_retention_days: u32,
     /// Every model call goes through this AI Gateway when set (`AI_GATEWAY_ID`).
     pub ai_gateway_id: Option<String>,
+    /// Which escalations the webhook sends, and how (`ESCALATION_*`).
+    pub escalation: Settings,
 }
 
 impl Default for Config {
@@ -187,6 +190,7 @@ impl Default for Config {
             query_rewrite: true,
             review_retention_days: 30,
             ai_gateway_id: None,
+            escalation: Settings::default(),
         }
     }
 }
@@ -257,6 +261,12 @@ impl Config {
             query_rewrite: var("QUERY_REWRITE").is_none_or(|v| v.trim() != "off"),
             review_retention_days: parse(&var, "REVIEW_RETENTION_DAYS", d.review_retention_days, 1, 3650)?,
             ai_gateway_id: text(&var, "AI_GATEWAY_ID"),
+            escalation: Settings {
+                events: text(&var, "ESCALATION_EVENTS").map_or(Ok(d.escalation.events), |raw| Settings::parse_events(&raw)).map_err(ApiError::Misconfigured)?,
+                format: text(&var, "ESCALATION_FORMAT").map_or(Ok(d.escalation.format), |raw| Settings::parse_format(&raw)).map_err(ApiError::Misconfigured)?,
+                max_attempts: parse(&var, "ESCALATION_MAX_ATTEMPTS", d.escalation.max_attempts, 1, 50)?,
+                timeout_ms: parse(&var, "ESCALATION_TIMEOUT_MS", d.escalation.timeout_ms, 100, 10_000)?,
+            },
         };
         for model in [&config.embedding_model, &config.generation_model, &config.judge_model, &config.rewrite_model] {
             if !config.prices.iter().any(|(m, _)| m == model) {

@@ -19,8 +19,12 @@ use crate::models::Usage;
 use crate::guards::audit::Record;
 use crate::guards::rate_limit::Window;
 use crate::models::{Embeddings, Message, ModelError, Models, Reply, Reported, Role};
-use crate::ports::{Alarms, AnswerCache, AuditLog, Cached, Clock, Corpus, CorpusState, Ports, RateLimiter, Reservation, ReviewQueue, SpendLedger, Verifier};
-use crate::review::Queued;
+use crate::escalation::Escalation;
+use crate::ports::{
+    Alarms, AnswerCache, AuditLog, Cached, Clock, Corpus, CorpusState, Notifier, Ports, RateLimiter, Reservation, Reserved, ReviewQueue,
+    SpendLedger, Verifier,
+};
+use crate::review::{Enqueued, Queued};
 use crate::ports::{Lookup, Query, StoredHit};
 
 /// One thing a fake was asked to do.
@@ -36,6 +40,8 @@ pub enum Event {
     Model,
     Append,
     Reject { code: String },
+    /// Escalations sent to the webhook.
+    Send { sent: usize },
 }
 
 /// The event log every fake of one [`FakePorts`] writes to.
@@ -123,7 +129,7 @@ pub struct FakeLedger {
 }
 
 impl SpendLedger for FakeLedger {
-    async fn reserve(&self, r: &Reservation<'_>) -> Result<bool, ApiError> {
+    async fn reserve(&self, r: &Reservation<'_>) -> Result<Reserved, ApiError> {
         if self.fail_reserve.get() {
             return Err(failure("ledger"));
         }
@@ -134,7 +140,8 @@ impl SpendLedger for FakeLedger {
             let (reserved, spent) = clients.get(&(r.day.to_string(), c.to_string())).copied().unwrap_or_default();
             reserved + spent + r.amount <= r.client_cap
         });
-        let granted = day.0 + day.1 + r.amount <= r.cap && client_fits && !self.charges.borrow().contains_key(r.request_id);
+        let day_fits = day.0 + day.1 + r.amount <= r.cap;
+        let granted = day_fits && client_fits && !self.charges.borrow().contains_key(r.request_id);
         if granted {
             day.0 += r.amount;
             if let Some(c) = r.client {
@@ -144,7 +151,11 @@ impl SpendLedger for FakeLedger {
             self.charges.borrow_mut().insert(r.request_id.to_string(), charge);
         }
         self.events.borrow_mut().push(Event::Reserve { request_id: r.request_id.to_string(), amount: r.amount, granted });
-        Ok(granted)
+        Ok(match (granted, day_fits) {
+            (true, _) => Reserved::Yes,
+            (false, false) => Reserved::OverCap,
+            (false, true) => Reserved::OverShare,
+        })
     }
 
     async fn settle(&self, request_id: &str, charged: f64, _: u64) -> Result<(), ApiError> {
@@ -183,13 +194,17 @@ pub struct FakeReview {
 }
 
 impl ReviewQueue for FakeReview {
-    async fn enqueue(&self, item: &Queued, _now: u64) -> Result<(), ApiError> {
+    async fn enqueue(&self, item: &Queued, _now: u64) -> Result<Enqueued, ApiError> {
         let mut items = self.items.borrow_mut();
-        match items.iter_mut().find(|(q, _)| q.question_key == item.question_key) {
-            Some((_, count)) => *count += 1,
-            None => items.push((item.clone(), 1)),
-        }
-        Ok(())
+        let index = match items.iter().position(|(q, _)| q.question_key == item.question_key) {
+            Some(index) => index,
+            None => {
+                items.push((item.clone(), 0));
+                items.len() - 1
+            }
+        };
+        items[index].1 += 1;
+        Ok(Enqueued { item: index as u64 + 1, count: items[index].1, open: true })
     }
 }
 
@@ -417,6 +432,25 @@ impl Alarms for FakeAlarms {
     }
 }
 
+/// The webhook: what was noted, and what was sent (in order).
+pub struct FakeNotifier {
+    events: Events,
+    noted: RefCell<Vec<Escalation>>,
+    pub sent: RefCell<Vec<Escalation>>,
+}
+
+impl Notifier for FakeNotifier {
+    fn notify(&self, event: Escalation) {
+        self.noted.borrow_mut().push(event);
+    }
+
+    async fn send(&self, _now: u64) {
+        let noted: Vec<Escalation> = self.noted.borrow_mut().drain(..).collect();
+        self.events.borrow_mut().push(Event::Send { sent: noted.len() });
+        self.sent.borrow_mut().extend(noted);
+    }
+}
+
 /// Every port, in memory, over one corpus.
 pub struct FakePorts {
     pub events: Events,
@@ -430,6 +464,7 @@ pub struct FakePorts {
     pub models: Option<ScriptedModels>,
     pub clock: FakeClock,
     pub alarms: FakeAlarms,
+    pub notifier: FakeNotifier,
     pub ip_hash_key: Option<String>,
 }
 
@@ -462,6 +497,7 @@ impl FakePorts {
             }),
             clock: FakeClock { now_ms: Cell::new(1_800_000_000_000.0) },
             alarms: FakeAlarms::default(),
+            notifier: FakeNotifier { events: events.clone(), noted: RefCell::default(), sent: RefCell::default() },
             ip_hash_key: None,
             events,
         }
@@ -497,6 +533,7 @@ impl Ports for FakePorts {
     type Models = ScriptedModels;
     type Clock = FakeClock;
     type Alarms = FakeAlarms;
+    type Notifier = FakeNotifier;
 
     fn verifier(&self) -> Option<&FakeVerifier> {
         self.verifier.as_ref()
@@ -527,6 +564,9 @@ impl Ports for FakePorts {
     }
     fn alarms(&self) -> &FakeAlarms {
         &self.alarms
+    }
+    fn notifier(&self) -> &FakeNotifier {
+        &self.notifier
     }
     fn ip_hash_key(&self) -> Option<&str> {
         self.ip_hash_key.as_deref()

@@ -26,7 +26,11 @@ use crate::guards::audit::Record;
 use crate::guards::cache;
 use crate::guards::rate_limit::{self, Decision};
 use crate::guards::spend;
-use crate::ports::{Alarms, AnswerCache, AuditLog, Cached, Clock, Corpus, CorpusState, Ports, RateLimiter, Reservation, ReviewQueue, SpendLedger, Verifier};
+use crate::escalation::Escalation;
+use crate::ports::{
+    Alarms, AnswerCache, AuditLog, Cached, Clock, Corpus, CorpusState, Notifier, Ports, RateLimiter, Reservation, Reserved, ReviewQueue,
+    SpendLedger, Verifier,
+};
 use crate::stages::metering::Meter;
 use crate::stages::pipeline::Pipeline;
 use crate::stages::Stages;
@@ -179,15 +183,17 @@ impl<P: Ports> Flow<'_, P> {
         Finished { result, after: After { cache, review, audit: Audit::Record(Box::new(record)), now } }
     }
 
-    /// The cache write and the audit record, after the answer is sent. A
-    /// failure here is raised as an alarm; the answer already stands.
+    /// The cache write, the review inbox and the audit record, after the
+    /// answer is sent, then the escalations the request raised. A failure
+    /// here is raised as an alarm; the answer already stands.
     pub async fn after(&self, after: After) {
         if let Some(entry) = &after.cache {
             self.ports.cache().put(entry, after.now).await;
         }
         if let Some(item) = &after.review {
-            if let Err(e) = self.ports.review().enqueue(item, after.now).await {
-                self.ports.alarms().alarm(&format!("review inbox write failed: {e}"));
+            match self.ports.review().enqueue(item, after.now).await {
+                Ok(queued) => review::escalation(item, queued).into_iter().for_each(|e| self.ports.notifier().notify(e)),
+                Err(e) => self.ports.alarms().alarm(&format!("review inbox write failed: {e}")),
             }
         }
         let written = match &after.audit {
@@ -197,6 +203,7 @@ impl<P: Ports> Flow<'_, P> {
         if let Err(e) = written {
             self.ports.alarms().alarm(&format!("audit write failed: {e}"));
         }
+        self.ports.notifier().send(after.now).await;
     }
 
     /// Validate, Turnstile, rate limit: the guards that answer with an error status.
@@ -408,13 +415,20 @@ impl<P: Ports> Flow<'_, P> {
 
     /// Reserves `amount` for one request, before any paid call: `Ok(None)` when
     /// it would pass the day's cap or the client's share (admin requests have
-    /// no share). The ticket must be settled, once, whatever happens next.
+    /// no share), which is a spend alarm. The ticket must be settled, once,
+    /// whatever happens next.
     async fn reserve(&self, request_id: &str, client: Option<&str>, amount: f64, now: u64) -> Result<Option<Ticket>, ApiError> {
         let day = spend::utc_day(now);
         let cap = cost::daily_cap_neurons(self.config);
-        let reservation = Reservation { day: &day, request_id, client, amount, cap, client_cap: cap * self.config.daily_client_share };
-        let reserved = self.ports.ledger().reserve(&reservation).await?;
-        Ok(reserved.then(|| Ticket { request_id: request_id.to_string(), amount }))
+        let share = cap * self.config.daily_client_share;
+        let reservation = Reservation { day: &day, request_id, client, amount, cap, client_cap: share };
+        let alarm = match self.ports.ledger().reserve(&reservation).await? {
+            Reserved::Yes => return Ok(Some(Ticket { request_id: request_id.to_string(), amount })),
+            Reserved::OverCap => Escalation::CapReached { day, cap },
+            Reserved::OverShare => Escalation::ShareExhausted { day, share, client: client.unwrap_or_default().to_string() },
+        };
+        self.ports.notifier().notify(alarm);
+        Ok(None)
     }
 
     /// Charges `charged` (at most what the ticket reserved; more raises an
@@ -425,6 +439,7 @@ impl<P: Ports> Flow<'_, P> {
         let alarms = self.ports.alarms();
         let charged = if charged > amount {
             alarms.alarm(&format!("{request_id} used {charged:.1} neurons, over its reservation of {amount:.1}: charged the reservation"));
+            self.ports.notifier().notify(Escalation::SpendClamped { request_id: request_id.clone(), reserved: amount, used: charged });
             amount
         } else {
             charged

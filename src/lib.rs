@@ -18,6 +18,8 @@
 //! - [`corpus`]: chunking, ingest diffs, a corpus's vocabulary, workspaces (a
 //!   visitor's own documents, scoped by a secret), PDF text; `memory` (native
 //!   only) is an in-memory BM25 corpus for tests and offline tools.
+//! - [`escalation`]: what an operator is told by the signed webhook: events,
+//!   their keys, JSON or Slack bodies, signatures, retry times.
 //! - [`maintenance`]: the cron's upkeep: its steps, their cutoffs, each step
 //!   run whatever the others did.
 //! - [`review`]: the review inbox: refusals queued for an operator, and the
@@ -38,6 +40,7 @@ pub mod catalog;
 pub mod config;
 pub mod corpus;
 pub mod cost;
+pub mod escalation;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod fakes;
 pub mod flow;

@@ -29,10 +29,13 @@ pub enum Step {
     Spend,
     /// Asks pinned questions again that an older build answered.
     Revalidate,
+    /// Tries escalations again that the webhook did not take, and drops
+    /// deliveries past their keeping time.
+    Webhooks,
 }
 
 /// Every step, in order.
-pub const STEPS: [Step; 9] = [
+pub const STEPS: [Step; 10] = [
     Step::RateLimits,
     Step::AnswerCache,
     Step::AuditSeal,
@@ -42,6 +45,7 @@ pub const STEPS: [Step; 9] = [
     Step::AuditPrune,
     Step::Spend,
     Step::Revalidate,
+    Step::Webhooks,
 ];
 
 /// A request settles in its `waitUntil` at most 30 s after its response,

@@ -11,7 +11,8 @@ use crate::api::error::ApiError;
 use crate::api::response::{AskResponse, Tier};
 use crate::corpus::vocabulary::Vocabulary;
 use crate::corpus::workspace::{Scope, WorkspaceState};
-use crate::review::Queued;
+use crate::escalation::Escalation;
+use crate::review::{Enqueued, Queued};
 use crate::guards::audit::Record;
 use crate::guards::rate_limit::Window;
 pub use crate::models::Models;
@@ -69,13 +70,23 @@ pub struct Reservation<'a> {
     pub client_cap: f64,
 }
 
+/// What a reservation came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reserved {
+    Yes,
+    /// It would pass the day's cap.
+    OverCap,
+    /// It would pass the client's share of the cap (the day has room).
+    OverShare,
+}
+
 /// The daily spend ledger.
 #[allow(async_fn_in_trait)]
 pub trait SpendLedger {
     /// Reserves `amount` if reserved + spent + amount stays within the day's
-    /// cap and, for a client, within its share: one atomic step. `Ok(false)`:
-    /// it would not fit.
-    async fn reserve(&self, reservation: &Reservation<'_>) -> Result<bool, ApiError>;
+    /// cap and, for a client, within its share: one atomic step. When it
+    /// would not fit, says which limit it would pass.
+    async fn reserve(&self, reservation: &Reservation<'_>) -> Result<Reserved, ApiError>;
     /// Charges `charged` and releases the rest of `request_id`'s reservation.
     /// Idempotent: a settled request is never charged again.
     async fn settle(&self, request_id: &str, charged: f64, now: u64) -> Result<(), ApiError>;
@@ -130,7 +141,7 @@ pub trait Corpus {
 #[allow(async_fn_in_trait)]
 pub trait ReviewQueue {
     /// Queues a refused question, or counts it again if it is queued already.
-    async fn enqueue(&self, item: &Queued, now: u64) -> Result<(), ApiError>;
+    async fn enqueue(&self, item: &Queued, now: u64) -> Result<Enqueued, ApiError>;
 }
 
 /// Milliseconds since some fixed point; injected so tests are deterministic.
@@ -142,6 +153,17 @@ pub trait Clock {
 /// charge over its reservation. The glue writes to the log; fakes keep it.
 pub trait Alarms {
     fn alarm(&self, message: &str);
+}
+
+/// Where the core tells an operator what happened ([`crate::escalation`]):
+/// the glue's signed webhook, with its retry queue; fakes keep what was sent.
+#[allow(async_fn_in_trait)]
+pub trait Notifier {
+    /// Takes note of `event`: never waits, never fails.
+    fn notify(&self, event: Escalation);
+    /// Sends what was noted, off the critical path: a delivery that fails is
+    /// queued for the cron, never the caller's error.
+    async fn send(&self, now: u64);
 }
 
 /// Everything one request runs over, for the [`crate::flow`] sequencer.
@@ -156,6 +178,7 @@ pub trait Ports {
     type Models: Models;
     type Clock: Clock;
     type Alarms: Alarms;
+    type Notifier: Notifier;
 
     /// Siteverify, when a Turnstile secret is configured.
     fn verifier(&self) -> Option<&Self::Verifier>;
@@ -169,6 +192,7 @@ pub trait Ports {
     fn models(&self) -> Result<&Self::Models, ApiError>;
     fn clock(&self) -> &Self::Clock;
     fn alarms(&self) -> &Self::Alarms;
+    fn notifier(&self) -> &Self::Notifier;
     /// The key client IPs are hashed with, when configured.
     fn ip_hash_key(&self) -> Option<&str>;
 }

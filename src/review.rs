@@ -16,6 +16,7 @@ use crate::corpus::chunk::{hex, Passage, MAX_PASSAGE_CHARS};
 use crate::corpus::ingest::{self, IngestPlan, StoredPassage};
 use crate::corpus::vocabulary::Vocabulary;
 use crate::corpus::workspace::{self, Scope};
+use crate::escalation::Escalation;
 use crate::guards::cache::normalize_question;
 use crate::stages::screen::{self, Screen};
 
@@ -69,6 +70,22 @@ pub fn queued(question: &str, scope: &Scope, answer: &AskResponse) -> Option<Que
         reason: serde_json::to_value(reason).ok()?.as_str()?.to_string(),
         evidence,
     })
+}
+
+/// A queued item, after the queue took it (`ports::ReviewQueue::enqueue`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Enqueued {
+    pub item: u64,
+    /// How many times it has been asked and refused.
+    pub count: u32,
+    /// Not yet approved or dismissed.
+    pub open: bool,
+}
+
+/// What the operator is told of `item` once the queue has it: when it is
+/// new and open, and when its count reaches a milestone.
+pub fn escalation(item: &Queued, queued: Enqueued) -> Option<Escalation> {
+    queued.open.then(|| Escalation::review_item(queued.item, queued.count, &item.question, &item.reason, item.workspace.is_some())).flatten()
 }
 
 /// An operator's approval: the answer text, an optional heading, and where
@@ -253,11 +270,11 @@ mod tests {
         let before_second = plan(&[], first.clone(), &vocabulary).version;
         let stored = stored_of(&[first.clone(), second.clone()], Origin::Operator);
         let retired = retire(&stored, &second.id, &vocabulary).unwrap();
-        assert_eq!(retired.removed, [second.id.clone()]);
-        assert_eq!(retired.unchanged, [first.id.clone()]);
+        assert_eq!(retired.removed, std::slice::from_ref(&second.id));
+        assert_eq!(retired.unchanged, std::slice::from_ref(&first.id));
         assert_eq!(retired.version, before_second, "the corpus is as it was before the approval");
         assert_eq!(retire(&stored, "operator-9", &vocabulary), None);
-        assert_eq!(retire(&stored_of(&[first.clone()], Origin::Corpus), &first.id, &vocabulary), None, "only an operator's passage");
+        assert_eq!(retire(&stored_of(std::slice::from_ref(&first), Origin::Corpus), &first.id, &vocabulary), None, "only an operator's passage");
     }
 
 }

@@ -11,6 +11,7 @@ use groundgate::api::response::{StageName, Status};
 use groundgate::config::{Config, Engine};
 use groundgate::corpus::memory::MemoryCorpus;
 use groundgate::cost;
+use groundgate::escalation::Escalation;
 use groundgate::fakes::{Behavior, Event, FakePorts};
 use groundgate::api::request::SearchRequest;
 use groundgate::flow::{AskInput, Finished, Flow, SearchInput};
@@ -314,6 +315,52 @@ fn refusals_reach_the_review_inbox_only_when_it_is_on() {
     let off = FakePorts::new(sample_corpus(), DIMENSIONS);
     ask_with(&Config::default(), &off, parking);
     assert!(off.review.items.borrow().is_empty());
+}
+
+/// A refused question reaches the webhook when it is queued and again at
+/// its tenth ask, after the audit record, and never on the asks between.
+#[test]
+fn a_review_item_is_escalated_when_queued_and_at_its_tenth_ask() {
+    let config = Config { review_inbox: true, rate_limit: 1000, ..Config::default() };
+    let ports = FakePorts::new(sample_corpus(), DIMENSIONS);
+    for i in 0..12 {
+        ask(&ports, &config, &format!("r{i}"), "Where can I park my car?", false, "203.0.113.1");
+    }
+    let sent = ports.notifier.sent.borrow();
+    let counts: Vec<u32> = sent
+        .iter()
+        .map(|e| match e {
+            Escalation::ReviewItem { count, question, workspace: false, .. } if question == "Where can I park my car?" => *count,
+            other => panic!("unexpected {other:?}"),
+        })
+        .collect();
+    assert_eq!(counts, [1, 10]);
+    let events = ports.happened();
+    let first_send = events.iter().position(|e| matches!(e, Event::Send { sent: 1 })).unwrap();
+    assert!(events[..first_send].iter().any(|e| matches!(e, Event::Append)), "sent once the request is recorded");
+}
+
+/// The spend cap's alarms reach the webhook: a clamped charge, a client's
+/// share used up (once per request refused; the webhook's queue keeps one a
+/// day), and the day's cap reached; answers under the cap send nothing.
+#[test]
+fn spend_alarms_are_escalated() {
+    let bound = cost::request_upper_bound(&paid_config());
+    let config = Config { daily_cap_usd: cost::usd(bound * 3.5), daily_client_share: 0.5, rate_limit: 1000, ..paid_config() };
+    let ports = FakePorts::new(sample_corpus(), DIMENSIONS);
+    ask(&ports, &config, "a0", "How much does the Dedicated Desk plan cost?", false, "203.0.113.1");
+    assert!(ports.notifier.sent.borrow().is_empty(), "{:?}", ports.notifier.sent.borrow());
+    ports.script(&[Behavior::HugeUsage]);
+    for (id, ip) in [("a1", "203.0.113.1"), ("a2", "203.0.113.1"), ("b0", "198.51.100.7"), ("c0", "192.0.2.9"), ("d0", "192.0.2.77")] {
+        ask(&ports, &config, id, &format!("How much does the Dedicated Desk plan cost? {id}"), false, ip);
+    }
+    let sent = ports.notifier.sent.borrow();
+    assert!(matches!(&sent[0], Escalation::SpendClamped { request_id, .. } if request_id == "a1"), "{sent:?}");
+    assert!(matches!(&sent[1], Escalation::ShareExhausted { .. }), "a2: the first client's share is used up: {sent:?}");
+    assert!(matches!(&sent[2], Escalation::SpendClamped { request_id, .. } if request_id == "b0"), "{sent:?}");
+    assert!(matches!(&sent[3], Escalation::SpendClamped { request_id, .. } if request_id == "c0"), "{sent:?}");
+    assert!(matches!(&sent[4], Escalation::CapReached { .. }), "d0: the day is full: {sent:?}");
+    assert_eq!(sent.len(), 5);
 }
 
 fn question() -> impl Strategy<Value = String> {

@@ -1,15 +1,17 @@
 //! The admin routes (bearer token, compared in constant time) and `GET /health`.
 
 use serde::{Deserialize, Serialize};
-use worker::{Env, Request, Response};
+use worker::{Context, Env, Request, Response};
 
 use super::d1::{database, D1Corpus};
 use super::{ai, cache, config, json, read_json_body, secret, vectorize, vectors};
 use super::audit::D1Audit;
 use super::ledger::D1Ledger;
+use super::webhooks;
 use crate::api::auth;
 use crate::api::error::ApiError;
 use crate::catalog;
+use crate::escalation::Escalation;
 use crate::config::Engine;
 use crate::guards::cache as answers;
 use crate::guards::audit::Walk;
@@ -70,7 +72,7 @@ pub async fn release(req: &mut Request, env: &Env) -> Result<Response, ApiError>
 /// place does not check out. A chain longer than one call walks answers OK
 /// so far with `next`, the cursor to call again with. With `hash`, also
 /// says which row has it (an evidence report's proof), or `null`.
-pub async fn verify(req: &Request, env: &Env) -> Result<Response, ApiError> {
+pub async fn verify(req: &Request, env: &Env, ctx: &Context) -> Result<Response, ApiError> {
     require_admin(req, env)?;
     let url = req.url().map_err(|_| ApiError::BadRequest("the URL could not be read".into()))?;
     let query = |name: &str| url.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned());
@@ -82,7 +84,10 @@ pub async fn verify(req: &Request, env: &Env) -> Result<Response, ApiError> {
     let verified = (D1Audit { db: database(env)? }).verify(wanted.as_deref(), resume).await?;
     let mut body = match verified.walked {
         Ok(count) => serde_json::json!({ "ok": true, "rows": count }),
-        Err(broken) => serde_json::json!({ "ok": false, "firstBadRow": broken.seq, "why": broken.why }),
+        Err(broken) => {
+            webhooks::escalate(ctx, env, Escalation::AuditBroken { first_bad_row: broken.seq, why: broken.why.to_string() });
+            serde_json::json!({ "ok": false, "firstBadRow": broken.seq, "why": broken.why })
+        }
     };
     if let Some(next) = verified.next {
         body["next"] = serde_json::json!(next);

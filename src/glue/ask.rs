@@ -22,7 +22,7 @@ pub async fn run(mut req: Request, env: Env, request_id: String, progress: &dyn 
         Err(e) => return deliver(Err(e)),
     };
     let ports = match WorkerPorts::new(&env, &config, started + f64::from(config.request_deadline_ms)) {
-        Ok(ports) => ports,
+        Ok(ports) => ports.linked_from(&req),
         Err(e) => return deliver(Err(e)),
     };
     let admin = super::is_admin(&req, &env);

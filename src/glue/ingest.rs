@@ -9,12 +9,13 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 use worker::wasm_bindgen::JsValue;
-use worker::{D1PreparedStatement, Env, Request, Response};
+use worker::{Context, D1PreparedStatement, Env, Request, Response};
 
 use super::admin::require_admin;
 use super::d1::{database, dependency, rows, Count, D1Corpus};
 use super::ledger::D1Ledger;
 use super::ports::workers_ai;
+use super::webhooks;
 use super::{config, json, new_request_id, read_json_body, vectorize, vectors};
 use crate::api::error::ApiError;
 use crate::api::response::Origin;
@@ -24,6 +25,7 @@ use crate::corpus::references::Patterns;
 use crate::corpus::paging::{self, BeginRequest, IngestRequest, PageReport, PageRequest, StoredText, MAX_PAGE_BODY};
 use crate::corpus::vocabulary::Vocabulary;
 use crate::corpus::workspace::Scope;
+use crate::escalation::Escalation;
 use crate::ports::CorpusState;
 
 /// Largest one-shot ingest body.
@@ -36,7 +38,7 @@ fn now() -> u64 {
 }
 
 /// `/admin/ingest/…`: begin, pages, commit.
-pub async fn route(req: &mut Request, env: &Env, path: &str) -> Result<Response, ApiError> {
+pub async fn route(req: &mut Request, env: &Env, ctx: &Context, path: &str) -> Result<Response, ApiError> {
     require_admin(req, env)?;
     let parts: Vec<&str> = path.trim_start_matches("/admin/ingest/").split('/').collect();
     if req.method() != worker::Method::Post {
@@ -57,7 +59,7 @@ pub async fn route(req: &mut Request, env: &Env, path: &str) -> Result<Response,
         }
         [id, "commit"] => {
             paging::check_id(id)?;
-            Ok(json(200, &Staging::new(env)?.commit(env, id).await?))
+            Ok(json(200, &Staging::new(env)?.commit_or_escalate(env, ctx, id).await?))
         }
         _ => Err(ApiError::NotFound),
     }
@@ -80,14 +82,14 @@ struct IngestReport {
 }
 
 /// `POST /admin/ingest`: a corpus small enough for one request, as one page.
-pub async fn one_shot(req: &mut Request, env: &Env) -> Result<Response, ApiError> {
+pub async fn one_shot(req: &mut Request, env: &Env, ctx: &Context) -> Result<Response, ApiError> {
     require_admin(req, env)?;
     let body = read_json_body(req, MAX_INGEST_BODY).await?;
     let staging = Staging::new(env)?;
     let (begin, mut page) = IngestRequest::parse(&body, new_request_id())?;
     page.remove = staging.begin(&begin).await?.remove;
     let report = staging.page(env, &begin.ingest, 0, &page, Origin::Corpus).await?;
-    let committed = staging.commit(env, &begin.ingest).await?;
+    let committed = staging.commit_or_escalate(env, ctx, &begin.ingest).await?;
     Ok(json(
         200,
         &IngestReport {
@@ -107,7 +109,7 @@ pub async fn one_shot(req: &mut Request, env: &Env) -> Result<Response, ApiError
 /// or one retired) as a page of its own, committed at once; `docs` are the
 /// documents it touches. Its vectors are the caller's to add; a commit
 /// removes those of removed passages.
-pub async fn write_shared(env: &Env, plan: &IngestPlan, docs: &BTreeSet<String>, origin: Origin) -> Result<Committed, ApiError> {
+pub async fn write_shared(env: &Env, ctx: &Context, plan: &IngestPlan, docs: &BTreeSet<String>, origin: Origin) -> Result<Committed, ApiError> {
     let staging = Staging::new(env)?;
     let begin = BeginRequest { ingest: new_request_id(), complete: false, vocabulary: None, documents: Vec::new() };
     staging.begin(&begin).await?;
@@ -115,7 +117,7 @@ pub async fn write_shared(env: &Env, plan: &IngestPlan, docs: &BTreeSet<String>,
     let words = staging.corpus.fresh_state().await?.vocabulary.references;
     let rows = paging::staged_rows(plan, origin, &Patterns::new(&words), None)?;
     staging.stage(&begin.ingest, 0, plan, rows, &old, docs).await?;
-    staging.commit(env, &begin.ingest).await
+    staging.commit_or_escalate(env, ctx, &begin.ingest).await
 }
 
 /// What `begin` answers: the pages already staged (a resumed ingest skips
@@ -329,6 +331,17 @@ impl Staging {
         )?);
         self.corpus.db().batch(batch).await.map_err(dependency("stage page"))?;
         Ok(())
+    }
+
+    /// Commits ingest `id`; the operator is told when it goes stale or fails
+    /// (not when the id is unknown: nothing was lost).
+    async fn commit_or_escalate(&self, env: &Env, ctx: &Context, id: &str) -> Result<Committed, ApiError> {
+        let committed = self.commit(env, id).await;
+        if let Err(e @ (ApiError::IngestStale | ApiError::Dependency(_))) = &committed {
+            let failed = Escalation::IngestFailed { ingest: id.to_string(), code: e.code(), message: e.public_message() };
+            webhooks::escalate(ctx, env, failed);
+        }
+        committed
     }
 
     /// Applies every staged page and the new version in one transaction, if

@@ -13,7 +13,12 @@ use super::d1::dependency;
 use super::vectors::Billed;
 use crate::api::error::ApiError;
 use crate::guards::spend::Ledger;
-use crate::ports::{Reservation, SpendLedger};
+use crate::ports::{Reservation, Reserved, SpendLedger};
+
+#[derive(Deserialize)]
+struct Fits {
+    fits: u8,
+}
 
 pub struct D1Ledger {
     pub db: D1Database,
@@ -25,7 +30,7 @@ fn client(client: Option<&str>) -> JsValue {
 }
 
 impl SpendLedger for D1Ledger {
-    async fn reserve(&self, r: &Reservation<'_>) -> Result<bool, ApiError> {
+    async fn reserve(&self, r: &Reservation<'_>) -> Result<Reserved, ApiError> {
         let bind = |sql: &str, args: &[JsValue]| self.db.prepare(sql).bind(args).map_err(dependency("bind reserve"));
         let (day, amount, id) = (JsValue::from(r.day), JsValue::from(r.amount), JsValue::from(r.request_id));
         let statements = vec![
@@ -44,12 +49,21 @@ impl SpendLedger for D1Ledger {
                 "INSERT INTO spend_clients (day, client_key, reserved) SELECT ?1, ?2, ?3 \
                  WHERE ?2 IS NOT NULL AND EXISTS (SELECT 1 FROM spend_charges WHERE request_id = ?4 AND settled_at IS NULL) \
                  ON CONFLICT (day, client_key) DO UPDATE SET reserved = reserved + excluded.reserved",
-                &[day, client(r.client), amount, id],
+                &[day.clone(), client(r.client), amount.clone(), id],
             )?,
+            // Read only when nothing was reserved: which limit it would pass.
+            bind("SELECT reserved + spent + ?2 <= ?3 AS fits FROM spend_days WHERE day = ?1", &[day, amount, r.cap.into()])?,
         ];
         let results = self.db.batch(statements).await.map_err(dependency("reserve"))?;
         let written = results.get(2).and_then(|r| r.meta().ok().flatten()).and_then(|m| m.changes).unwrap_or(0);
-        Ok(written == 1)
+        if written == 1 {
+            return Ok(Reserved::Yes);
+        }
+        let day_fits: Vec<Fits> = results.get(4).map(|r| r.results()).transpose().map_err(dependency("decode reserve"))?.unwrap_or_default();
+        Ok(match day_fits.first() {
+            Some(Fits { fits: 1 }) => Reserved::OverShare,
+            _ => Reserved::OverCap,
+        })
     }
 
     async fn settle(&self, request_id: &str, charged: f64, now: u64) -> Result<(), ApiError> {

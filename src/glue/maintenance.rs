@@ -5,7 +5,7 @@ use worker::{console_error, event, Env};
 
 use super::ledger::D1Ledger;
 use super::ports::WorkerPorts;
-use super::{audit, cache, config, d1, ingest, new_request_id, rate_limit, review, workspaces};
+use super::{audit, cache, config, d1, ingest, new_request_id, rate_limit, review, webhooks, workspaces};
 use crate::api::error::ApiError;
 use crate::config::Config;
 use crate::flow::{AskInput, Flow};
@@ -57,6 +57,7 @@ impl Upkeep for WorkerUpkeep<'_> {
                 ledger.prune(&at.spend_before_day).await
             }
             Step::Revalidate => revalidate(env, self.config).await,
+            Step::Webhooks => webhooks::retry(env, self.config, at.now).await,
         }
     }
 }

@@ -21,6 +21,7 @@ mod stream;
 mod turnstile;
 mod vectorize;
 mod vectors;
+mod webhooks;
 mod workspaces;
 
 use serde::Serialize;
@@ -60,7 +61,7 @@ async fn fetch(mut req: Request, env: Env, ctx: Context) -> worker::Result<Respo
     } else if path == "/search" && req.method() == Method::Get {
         search::search(req, env.clone(), &ctx, request_id).await
     } else {
-        match route(&mut req, &env, &request_id).await {
+        match route(&mut req, &env, &ctx, &request_id).await {
             Ok(response) => response,
             Err(err) => error_response(&err, &request_id),
         }
@@ -69,25 +70,25 @@ async fn fetch(mut req: Request, env: Env, ctx: Context) -> worker::Result<Respo
 }
 
 /// The routes that run inline: admin, health, and every method not allowed.
-async fn route(req: &mut Request, env: &Env, request_id: &str) -> Result<Response, ApiError> {
+async fn route(req: &mut Request, env: &Env, ctx: &Context, request_id: &str) -> Result<Response, ApiError> {
     match req.path().as_str() {
-        "/admin/ingest" if req.method() == Method::Post => ingest::one_shot(req, env).await,
-        path if path.starts_with("/admin/ingest/") => ingest::route(req, env, path).await,
+        "/admin/ingest" if req.method() == Method::Post => ingest::one_shot(req, env, ctx).await,
+        path if path.starts_with("/admin/ingest/") => ingest::route(req, env, ctx, path).await,
         "/admin/spend" if req.method() == Method::Get => admin::spend(req, env).await,
         "/admin/spend" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         "/admin/spend/release" if req.method() == Method::Post => admin::release(req, env).await,
         "/admin/cache/pin" if req.method() == Method::Post => admin::pin(req, env).await,
         "/admin/ingest" | "/admin/spend/release" | "/admin/cache/pin" => Err(ApiError::MethodNotAllowed { allow: "POST" }),
-        "/admin/audit/verify" if req.method() == Method::Get => admin::verify(req, env).await,
+        "/admin/audit/verify" if req.method() == Method::Get => admin::verify(req, env, ctx).await,
         "/admin/audit/verify" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         "/search" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         "/health" if req.method() == Method::Get => admin::health(env).await,
         "/health" => Err(ApiError::MethodNotAllowed { allow: "GET" }),
-        path if path == "/admin/review" || path.starts_with("/admin/review/") => review::route(req, env).await,
-        path if path == "/admin/passages" || path.starts_with("/admin/passages/") => review::passages(req, env).await,
+        path if path == "/admin/review" || path.starts_with("/admin/review/") => review::route(req, env, ctx).await,
+        path if path == "/admin/passages" || path.starts_with("/admin/passages/") => review::passages(req, env, ctx).await,
         path if path.starts_with("/audit/") && req.method() == Method::Get => admin::proof(env, &path["/audit/".len()..]).await,
         path if path.starts_with("/audit/") => Err(ApiError::MethodNotAllowed { allow: "GET" }),
-        path if path == "/workspaces" || path.starts_with("/workspaces/") => workspaces::route(req, env, request_id).await,
+        path if path == "/workspaces" || path.starts_with("/workspaces/") => workspaces::route(req, env, ctx, request_id).await,
         _ => Err(ApiError::NotFound),
     }
 }

@@ -1,6 +1,7 @@
 //! [`Ports`] over the worker's bindings: D1 for the corpus, the rate limit, the
 //! ledger and the audit log; the Cache API in front of D1 for answers;
-//! siteverify; Workers AI and Vectorize. One value per request.
+//! siteverify; Workers AI and Vectorize; the escalation webhook. One value
+//! per request.
 
 use worker::Env;
 
@@ -13,6 +14,7 @@ use super::models::WorkersAi;
 use super::rate_limit::D1Limiter;
 use super::review::D1Review;
 use super::turnstile::Turnstile;
+use super::webhooks::Webhook;
 use super::{secret, vectorize, JsClock};
 use crate::api::error::ApiError;
 use crate::config::Config;
@@ -37,6 +39,7 @@ pub struct WorkerPorts<'a> {
     review: D1Review,
     models: Result<WorkersAi<'a>, ApiError>,
     clock: JsClock,
+    webhook: Webhook,
     ip_hash_key: Option<String>,
 }
 
@@ -56,8 +59,15 @@ impl<'a> WorkerPorts<'a> {
             review: D1Review { db: db()? },
             models: workers_ai(env, config, deadline_ms),
             clock: JsClock,
+            webhook: Webhook::new(env, config),
             ip_hash_key: secret(env, "IP_HASH_KEY"),
         })
+    }
+
+    /// Escalations link to the operator page at the origin `req` came to.
+    pub fn linked_from(mut self, req: &worker::Request) -> WorkerPorts<'a> {
+        self.webhook = self.webhook.linked_from(req);
+        self
     }
 }
 
@@ -82,6 +92,7 @@ impl<'a> Ports for WorkerPorts<'a> {
     type Models = WorkersAi<'a>;
     type Clock = JsClock;
     type Alarms = Console;
+    type Notifier = Webhook;
 
     fn verifier(&self) -> Option<&Turnstile<'a>> {
         self.turnstile.as_ref()
@@ -112,6 +123,9 @@ impl<'a> Ports for WorkerPorts<'a> {
     }
     fn alarms(&self) -> &Console {
         &Console
+    }
+    fn notifier(&self) -> &Webhook {
+        &self.webhook
     }
     fn ip_hash_key(&self) -> Option<&str> {
         self.ip_hash_key.as_deref()

@@ -8,11 +8,11 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use worker::wasm_bindgen::JsValue;
-use worker::{D1Database, Env, Method, Request, Response};
+use worker::{Context, D1Database, Env, Method, Request, Response};
 
 use super::admin::require_admin;
 use super::audit::D1Audit;
-use super::d1::{database, dependency, D1Corpus};
+use super::d1::{database, dependency, rows, D1Corpus};
 use super::ingest;
 use super::ledger::D1Ledger;
 use super::ports::workers_ai;
@@ -24,7 +24,7 @@ use crate::corpus::chunk::hex;
 use crate::corpus::vocabulary::Vocabulary;
 use crate::guards::cache as answers;
 use crate::ports::{Corpus, ReviewQueue};
-use crate::review::{self, Approval, Evidence, Queued};
+use crate::review::{self, Approval, Enqueued, Evidence, Queued};
 
 /// Largest approval body.
 const MAX_APPROVAL_BODY: usize = 16 * 1024;
@@ -38,15 +38,17 @@ pub struct D1Review {
 }
 
 impl ReviewQueue for D1Review {
-    async fn enqueue(&self, item: &Queued, now: u64) -> Result<(), ApiError> {
+    async fn enqueue(&self, item: &Queued, now: u64) -> Result<Enqueued, ApiError> {
         let evidence = serde_json::to_string(&item.evidence).unwrap_or_else(|_| "[]".into());
         let workspace = item.workspace.as_deref().map_or(JsValue::NULL, JsValue::from);
-        self.db
+        let statement = self
+            .db
             .prepare(
                 "INSERT INTO review_queue (question_key, question, workspace, reason, evidence, first_at, last_at) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6) \
                  ON CONFLICT (question_key) DO UPDATE SET count = count + 1, last_at = excluded.last_at, \
-                 reason = excluded.reason, evidence = excluded.evidence",
+                 reason = excluded.reason, evidence = excluded.evidence \
+                 RETURNING id, count, status = 'open' AS open",
             )
             .bind(&[
                 item.question_key.as_str().into(),
@@ -56,16 +58,22 @@ impl ReviewQueue for D1Review {
                 evidence.into(),
                 JsValue::from(now as f64),
             ])
-            .map_err(dependency("bind review"))?
-            .run()
-            .await
-            .map_err(dependency("review enqueue"))?;
-        Ok(())
+            .map_err(dependency("bind review"))?;
+        let queued: Vec<QueuedRow> = rows(statement, "review enqueue").await?;
+        let row = queued.first().ok_or_else(|| ApiError::Dependency("D1 review enqueue: no row returned".into()))?;
+        Ok(Enqueued { item: row.id, count: row.count, open: row.open != 0 })
     }
 }
 
+#[derive(Deserialize)]
+struct QueuedRow {
+    id: u64,
+    count: u32,
+    open: u8,
+}
+
 /// Routes `/admin/review` and below (the admin token is checked first).
-pub async fn route(req: &mut Request, env: &Env) -> Result<Response, ApiError> {
+pub async fn route(req: &mut Request, env: &Env, ctx: &Context) -> Result<Response, ApiError> {
     require_admin(req, env)?;
     let path = req.path();
     let parts: Vec<&str> = path.trim_start_matches("/admin/review").split('/').filter(|p| !p.is_empty()).collect();
@@ -73,7 +81,7 @@ pub async fn route(req: &mut Request, env: &Env) -> Result<Response, ApiError> {
     match (parts.as_slice(), req.method()) {
         ([], Method::Get) => list(env).await,
         ([], _) => Err(ApiError::MethodNotAllowed { allow: "GET" }),
-        ([id, "approve"], Method::Post) => approve(req, env, item(id)?).await,
+        ([id, "approve"], Method::Post) => approve(req, env, ctx, item(id)?).await,
         ([id, "dismiss"], Method::Post) => dismiss(env, item(id)?).await,
         ([_, "approve" | "dismiss"], _) => Err(ApiError::MethodNotAllowed { allow: "POST" }),
         _ => Err(ApiError::NotFound),
@@ -182,7 +190,7 @@ struct Approved {
 /// `POST /admin/review/{id}/approve`: writes the operator's answer as an
 /// `operator` passage (embedded and indexed like any other), drops the cached
 /// refusal, closes the item and records the approval in the audit log.
-async fn approve(req: &mut Request, env: &Env, id: u64) -> Result<Response, ApiError> {
+async fn approve(req: &mut Request, env: &Env, ctx: &Context, id: u64) -> Result<Response, ApiError> {
     let approval = Approval::parse(&read_json_body(req, MAX_APPROVAL_BODY).await?)?;
     let db = database(env)?;
     let item = open_item(&db, id).await?;
@@ -217,7 +225,7 @@ async fn approve(req: &mut Request, env: &Env, id: u64) -> Result<Response, ApiE
         }
     };
     let version = match workspace {
-        None => ingest::write_shared(env, &plan, &BTreeSet::from([review::OPERATOR_DOC.to_string()]), Origin::Operator).await?.corpus_version,
+        None => ingest::write_shared(env, ctx, &plan, &BTreeSet::from([review::OPERATOR_DOC.to_string()]), Origin::Operator).await?.corpus_version,
         Some(ws) => {
             corpus.apply_to_workspace(&plan, ws, Origin::Operator, &config.workspaces).await?;
             plan.version.clone()
@@ -237,13 +245,13 @@ async fn approve(req: &mut Request, env: &Env, id: u64) -> Result<Response, ApiE
 
 /// Routes `/admin/passages` and below (the admin token is checked first):
 /// the operator's approved passages in the shared corpus, listed and retired.
-pub async fn passages(req: &Request, env: &Env) -> Result<Response, ApiError> {
+pub async fn passages(req: &Request, env: &Env, ctx: &Context) -> Result<Response, ApiError> {
     require_admin(req, env)?;
     let path = req.path();
     match (path.trim_start_matches("/admin/passages").trim_start_matches('/'), req.method()) {
         ("", Method::Get) => operator_passages(req, env).await,
         ("", _) => Err(ApiError::MethodNotAllowed { allow: "GET" }),
-        (id, Method::Delete) if !id.contains('/') => retire(env, id).await,
+        (id, Method::Delete) if !id.contains('/') => retire(env, ctx, id).await,
         (id, _) if !id.contains('/') => Err(ApiError::MethodNotAllowed { allow: "DELETE" }),
         _ => Err(ApiError::NotFound),
     }
@@ -273,13 +281,13 @@ async fn operator_passages(req: &Request, env: &Env) -> Result<Response, ApiErro
 /// `DELETE /admin/passages/{id}`: retires an operator passage from the
 /// shared corpus (its row, index row and vector), as a commit: the version
 /// changes, so no cached answer that cited it is served again; audited.
-async fn retire(env: &Env, id: &str) -> Result<Response, ApiError> {
+async fn retire(env: &Env, ctx: &Context, id: &str) -> Result<Response, ApiError> {
     let corpus = D1Corpus::new(env)?;
     let docs = BTreeSet::from([review::OPERATOR_DOC.to_string()]);
     let stored = corpus.stored_in(&docs).await?;
     let vocabulary = corpus.fresh_state().await?.vocabulary;
     let plan = review::retire(&stored, id, &vocabulary).ok_or(ApiError::NotFound)?;
-    let version = ingest::write_shared(env, &plan, &docs, Origin::Operator).await?.corpus_version;
+    let version = ingest::write_shared(env, ctx, &plan, &docs, Origin::Operator).await?.corpus_version;
     let record = serde_json::json!({ "event": "passage_retired", "passage": id, "time": now() });
     D1Audit { db: database(env)? }.append_body(&record.to_string(), now() * 1000, None).await?;
     Ok(json(200, &serde_json::json!({ "id": id, "retired": true, "corpusVersion": version })))

@@ -13,8 +13,10 @@ use super::ports::WorkerPorts;
 use crate::api::error::ApiError;
 use crate::api::request::SearchRequest;
 use crate::api::response::{Cost, EngineInfo, Retrieved};
+use crate::config::Config;
 use crate::cost;
 use crate::flow::{Flow, Found, SearchInput};
+use crate::ports::{Notifier, Ports};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -32,7 +34,11 @@ pub async fn search(req: Request, env: Env, ctx: &Context, request_id: String) -
     let (sender, receiver) = oneshot::channel();
     let id = request_id.clone();
     ctx.wait_until(async move {
-        let _ = sender.send(run(&req, &env, &id).await);
+        run(&req, &env, &id, |found| {
+            // The client may be gone: the search has still run to its end.
+            let _ = sender.send(found);
+        })
+        .await;
     });
     match receiver.await {
         Ok(Ok(found)) => {
@@ -47,16 +53,29 @@ pub async fn search(req: Request, env: Env, ctx: &Context, request_id: String) -
     }
 }
 
-async fn run(req: &Request, env: &Env, request_id: &str) -> Result<Found, ApiError> {
+/// Runs one search, hands its outcome to `deliver`, then sends the
+/// escalations it raised (a spend alarm).
+async fn run(req: &Request, env: &Env, request_id: &str, deliver: impl FnOnce(Result<Found, ApiError>)) {
+    let config = match super::config(env) {
+        Ok(config) => config,
+        Err(e) => return deliver(Err(e)),
+    };
+    let ports = match WorkerPorts::new(env, &config, worker::js_sys::Date::now() + f64::from(config.request_deadline_ms)) {
+        Ok(ports) => ports,
+        Err(e) => return deliver(Err(e)),
+    };
+    deliver(search_with(req, env, &ports, &config, request_id).await);
+    ports.notifier().send((worker::js_sys::Date::now() / 1000.0) as u64).await;
+}
+
+async fn search_with(req: &Request, env: &Env, ports: &WorkerPorts<'_>, config: &Config, request_id: &str) -> Result<Found, ApiError> {
     let url = req.url().map_err(|_| ApiError::BadRequest("the URL could not be read".into()))?;
     let pairs: Vec<(String, String)> = url.query_pairs().map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
     let query = SearchRequest::parse(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    let config = super::config(env)?;
-    let ports = WorkerPorts::new(env, &config, worker::js_sys::Date::now() + f64::from(config.request_deadline_ms))?;
     let admin = super::is_admin(req, env);
     let client_ip = req.headers().get("cf-connecting-ip").ok().flatten();
     let workspace_secret = super::workspace_secret(req);
-    let flow = Flow { ports: &ports, config: &config };
+    let flow = Flow { ports, config };
     let token = super::header(req, super::TURNSTILE_HEADER);
     let input = SearchInput {
         request_id,

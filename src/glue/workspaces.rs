@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 use worker::wasm_bindgen::JsValue;
-use worker::{D1Database, Env, Method, Request, Response};
+use worker::{Context, D1Database, Env, Method, Request, Response};
 
 use super::d1::{database, dependency, rows, D1Corpus};
 use super::ports::{workers_ai, WorkerPorts};
@@ -21,7 +21,7 @@ use crate::corpus::workspace::{self, Document, DocumentKind, Limits};
 use crate::cost;
 use crate::flow::Flow;
 use crate::guards::spend;
-use crate::ports::Corpus;
+use crate::ports::{Corpus, Ports};
 
 /// Expired workspaces deleted per cron run, all in one set-based delete
 /// (about ten D1 queries, whatever the count): 2,400 a day at one run every
@@ -38,7 +38,7 @@ fn now() -> u64 {
 }
 
 /// Routes `/workspaces` and below.
-pub async fn route(req: &mut Request, env: &Env, request_id: &str) -> Result<Response, ApiError> {
+pub async fn route(req: &mut Request, env: &Env, ctx: &Context, request_id: &str) -> Result<Response, ApiError> {
     let path = req.path();
     let rest = path.strip_prefix("/workspaces").unwrap_or_default();
     let parts: Vec<&str> = rest.split('/').filter(|p| !p.is_empty()).collect();
@@ -48,7 +48,7 @@ pub async fn route(req: &mut Request, env: &Env, request_id: &str) -> Result<Res
         ([id], Method::Get) if workspace::is_id(id) => describe(req, env, id).await,
         ([id], Method::Delete) if workspace::is_id(id) => delete_route(req, env, id).await,
         ([id], _) if workspace::is_id(id) => Err(ApiError::MethodNotAllowed { allow: "GET, DELETE" }),
-        ([id, "documents"], Method::Post) if workspace::is_id(id) => upload(req, env, id, request_id).await,
+        ([id, "documents"], Method::Post) if workspace::is_id(id) => upload(req, env, ctx, id, request_id).await,
         ([id, "documents"], _) if workspace::is_id(id) => Err(ApiError::MethodNotAllowed { allow: "POST" }),
         _ => Err(ApiError::NotFound),
     }
@@ -182,7 +182,7 @@ struct Uploaded {
 
 /// `POST /workspaces/{id}/documents?name=…`: the body is the file, its
 /// content type says what it is. A file of the same name is replaced.
-async fn upload(req: &mut Request, env: &Env, id: &str, request_id: &str) -> Result<Response, ApiError> {
+async fn upload(req: &mut Request, env: &Env, ctx: &Context, id: &str, request_id: &str) -> Result<Response, ApiError> {
     let config = config(env)?;
     let limits = config.workspaces;
     let deadline = worker::js_sys::Date::now() + f64::from(config.request_deadline_ms);
@@ -214,7 +214,9 @@ async fn upload(req: &mut Request, env: &Env, id: &str, request_id: &str) -> Res
                 let billed = vectors::sync(&models, &plan, Some(id)).await;
                 billed.outcome.map(|()| (billed.neurons, billed.neurons))
             };
-            flow.pay_for(request_id, client.as_deref(), amount, embed).await?
+            let paid = flow.pay_for(request_id, client.as_deref(), amount, embed).await;
+            ports.notifier().clone().send_later(ctx);
+            paid?
         }
     };
     if let Err(refused) = corpus.apply_to_workspace(&plan, id, Origin::Upload, &limits).await {
