@@ -231,6 +231,24 @@ async function loadPassages() {
   $('approved').hidden = false;
 }
 
+/** The item a link points at (`#item=ID`, as an escalation's button opens):
+ * marked, scrolled to, its answer box focused; said when it is no longer open.
+ * The link is then taken from the address, so later reloads leave the status be. */
+function showLinked() {
+  const id = /^#item=(\d+)$/.exec(location.hash)?.[1];
+  if (!id || $('inbox').hidden) return;
+  history.replaceState(null, '', location.pathname + location.search);
+  const card = document.querySelector(`.review-item[data-id="${id}"]`);
+  if (!card) {
+    status('ok', `Item ${id} is no longer open (approved, dismissed or pruned).`);
+    return;
+  }
+  document.querySelectorAll('.review-item.linked').forEach((c) => c.classList.remove('linked'));
+  card.classList.add('linked');
+  card.scrollIntoView({ block: 'start' });
+  card.querySelector('textarea')?.focus({ preventScroll: true });
+}
+
 /** GET /admin/review: the open items, rendered (or the error, said). */
 async function load() {
   if (loading) return;
@@ -256,6 +274,7 @@ async function load() {
     $('inbox-title').textContent = `Open questions (${open.length})`;
     $('inbox').hidden = false;
     await loadPassages();
+    showLinked();
   } catch (e) {
     status('error', `⚠ The inbox could not be read: ${e.message}`);
   } finally {
@@ -269,6 +288,8 @@ $('login').addEventListener('submit', (e) => {
   $('inbox-status').replaceChildren();
   load();
 });
+
+window.addEventListener('hashchange', showLinked);
 
 $('forget').addEventListener('click', () => {
   keepToken('');
