@@ -135,30 +135,53 @@ test('every JSON escalation sent validates against the webhook openapi.json desc
   assert.deepEqual([...types].sort(), ['audit.broken', 'ingest.failed', 'review.item']);
 });
 
-test('spend alarms go out once a day, as Slack messages when asked', async () => {
+/** A Workers AI worker (the doubles) posting escalations to a receiver of its own. */
+async function paidWorker(vars) {
   const hook = await startReceiver(SECRET);
-  const w = await startWorker({
-    ...WORKERS_AI,
-    vars: { DAILY_CAP_USD: '0.000001', ESCALATION_WEBHOOK_URL: hook.url, ESCALATION_WEBHOOK_SECRET: SECRET, ESCALATION_FORMAT: 'slack' },
-  });
+  const w = await startWorker({ ...WORKERS_AI, vars: { ESCALATION_WEBHOOK_URL: hook.url, ESCALATION_WEBHOOK_SECRET: SECRET, ...vars } });
+  await ingest(w.url, corpusDocuments());
+  return { w, hook, stop: async () => { await w.stop(); await hook.stop(); } };
+}
+
+const alarms = (hook, count) => eventually(async () => {
+  const sent = hook.of('spend.alarm');
+  assert.equal(sent.length, count);
+  await new Promise((r) => setTimeout(r, 300)); // and no more come
+  assert.equal(hook.of('spend.alarm').length, count);
+  return sent;
+});
+
+test('the day\'s cap reached goes out once a day, as a Slack message when asked', async () => {
+  const { w, hook, stop } = await paidWorker({ DAILY_CAP_USD: '0.000001', ESCALATION_FORMAT: 'slack' });
   try {
-    await ingest(w.url, corpusDocuments());
     for (let i = 0; i < 2; i += 1) {
-      const res = await ask(w.url, `How much does the Dedicated Desk plan cost? ${i}`, {}, admin);
-      assert.equal(res.status, 503);
+      assert.equal((await ask(w.url, `How much does the Dedicated Desk plan cost? ${i}`, {}, admin)).status, 503);
     }
-    const alarm = await eventually(() => {
-      const [d] = hook.of('spend.alarm');
-      assert.ok(d);
-      return d;
-    });
+    const [alarm] = await alarms(hook, 1);
     assert.equal(alarm.verified, true);
     assert.match(alarm.body.text, /daily cap of \d+ neurons is reached/);
     assert.equal(alarm.body.blocks[0].type, 'section');
-    await new Promise((r) => setTimeout(r, 300));
-    assert.equal(hook.of('spend.alarm').length, 1, 'the second refusal is the same alarm');
   } finally {
-    await w.stop();
-    await hook.stop();
+    await stop();
+  }
+});
+
+test('a client\'s share used up goes out once a day per client, and never says which client', async () => {
+  const { w, hook, stop } = await paidWorker({ DAILY_CLIENT_SHARE: '0.01' });
+  try {
+    const client = (ip) => ({ 'cf-connecting-ip': ip });
+    for (const [i, ip] of ['192.0.2.10', '192.0.2.10', '192.0.2.11'].entries()) {
+      const res = await ask(w.url, `How much does the Dedicated Desk plan cost? ${i}`, {}, client(ip));
+      assert.equal(res.body.error?.code, 'budget_exhausted');
+    }
+    const sent = await alarms(hook, 2);
+    for (const d of sent) {
+      assert.equal(d.verified, true);
+      assert.equal(d.body.data.alarm, 'share_exhausted');
+      assert.ok(!/192\.0\.2/.test(d.raw), d.raw);
+      assert.ok(!/[0-9a-f]{40}/.test(d.raw), `no keyed hash in the body: ${d.raw}`);
+    }
+  } finally {
+    await stop();
   }
 });
