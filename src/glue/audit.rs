@@ -24,6 +24,13 @@ const PAGE: u32 = 200;
 /// Pages one verification call reads: with its seal, well inside the Free
 /// plan's 50 queries per invocation. A longer chain is walked across calls.
 const PAGES_PER_CALL: u32 = 10;
+/// Seal rounds (at most four queries each) per invocation: a backlog of any
+/// length is sealed across cron runs, never in one invocation past the Free
+/// plan's 50 queries. The cron's leaves room for the roll-up; verification's
+/// for its walk; a proof's covers the rows since the last append's seal.
+pub const CRON_SEAL_ROUNDS: u32 = 8;
+const VERIFY_SEAL_ROUNDS: u32 = 4;
+const PROOF_SEAL_ROUNDS: u32 = 1;
 
 /// One verification call's outcome.
 pub struct Verified {
@@ -147,9 +154,10 @@ impl D1Audit {
         Ok(row.unwrap_or_else(Checkpoint::genesis))
     }
 
-    /// Seals every row after the last sealed one, in order.
-    pub async fn seal(&self) -> Result<(), ApiError> {
-        self.seal_rounds(PAGE, u32::MAX).await
+    /// Seals the rows after the last sealed one, in order, for at most
+    /// `rounds` rounds of a page each; the rest wait for the next call.
+    pub async fn seal(&self, rounds: u32) -> Result<(), ApiError> {
+        self.seal_rounds(PAGE, rounds).await
     }
 
     /// Seals up to `rounds` rounds of `page` rows each.
@@ -216,7 +224,7 @@ impl D1Audit {
     /// at most [`PAGES_PER_CALL`] pages: `Ok(rows)` when every row checks out,
     /// or the first that does not; and the cursor to go on from, when rows remain.
     pub async fn verify(&self, wanted: Option<&str>, resume: Option<Walk>) -> Result<Verified, ApiError> {
-        self.seal().await?;
+        self.seal(VERIFY_SEAL_ROUNDS).await?;
         let mut walk = match resume {
             Some(walk) => walk,
             None => Walk::from(self.checkpoint().await?),
@@ -226,8 +234,11 @@ impl D1Audit {
             let page: Vec<Row> = self
                 .db
                 .prepare(
-                    "SELECT seq, body, coalesce(prev_hash, '') AS prev_hash, coalesce(hash, '') AS hash \
-                     FROM audit_log WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+                    // Only sealed rows: a backlog not sealed yet is the
+                    // chain's unfinished tail, not a break (a row whose hash
+                    // was removed leaves a gap, which is).
+                    "SELECT seq, body, coalesce(prev_hash, '') AS prev_hash, hash \
+                     FROM audit_log WHERE seq > ?1 AND hash IS NOT NULL ORDER BY seq LIMIT ?2",
                 )
                 .bind(&[JsValue::from(walk.after() as f64), JsValue::from(PAGE)])
                 .map_err(dependency("bind audit read"))?
@@ -241,17 +252,33 @@ impl D1Audit {
                 return Ok(Verified { walked: Err(broken), found, next: None });
             }
             if page.len() < PAGE as usize {
-                return Ok(Verified { walked: Ok(walk.rows()), found, next: None });
+                // The sealed rows end here; a tail not sealed yet is walked
+                // by a later call, which seals more of it first.
+                let next = self.unsealed_after(walk.after()).await?.then(|| walk.cursor());
+                return Ok(Verified { walked: Ok(walk.rows()), found, next });
             }
         }
         Ok(Verified { walked: Ok(walk.rows()), found, next: Some(walk.cursor()) })
+    }
+
+    /// Whether rows after `seq` wait to be sealed.
+    async fn unsealed_after(&self, seq: u64) -> Result<bool, ApiError> {
+        let row: Option<Last> = self
+            .db
+            .prepare("SELECT seq FROM audit_log WHERE seq > ?1 AND hash IS NULL LIMIT 1")
+            .bind(&[JsValue::from(seq as f64)])
+            .map_err(dependency("bind unsealed"))?
+            .first(None)
+            .await
+            .map_err(dependency("unsealed"))?;
+        Ok(row.is_some())
     }
 
     /// The row that records `request_id` (issued at `issued_ms`), sealed: its
     /// place and hash; [`ApiError::AuditPruned`] when retention has removed
     /// it, or [`ApiError::NotFound`] (none yet, or never).
     pub async fn proof(&self, request_id: &str, issued_ms: u64) -> Result<Proof, ApiError> {
-        self.seal().await?;
+        self.seal(PROOF_SEAL_ROUNDS).await?;
         let found: Option<Proof> = self
             .db
             .prepare("SELECT seq, hash, prev_hash FROM audit_log WHERE request_id = ?1 AND hash IS NOT NULL")

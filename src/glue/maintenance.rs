@@ -45,7 +45,7 @@ impl Upkeep for WorkerUpkeep<'_> {
             Step::AuditSeal => {
                 let audit = audit()?;
                 audit.roll_up(at.roll_up_before, at.window_seconds).await?;
-                audit.seal().await
+                audit.seal(audit::CRON_SEAL_ROUNDS).await
             }
             Step::Workspaces => workspaces::expire(env).await,
             Step::IngestStaging => ingest::prune(env).await,

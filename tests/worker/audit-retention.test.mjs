@@ -67,10 +67,15 @@ test('a log that pruning once emptied goes on from its checkpoint: no seq is use
   assert.deepEqual([status, body.seq], [200, last.seq + 1]);
 });
 
-test('a chain longer than one call walks is verified across calls, from the cursor each hands out', async () => {
+test('a backlog is sealed across cron runs and a long chain verified across calls, each within 50 queries', async () => {
+  assert.equal(await cron(), 200);
+  const unsealed = () => d1(worker.persist, 'SELECT count(*) AS n FROM audit_log WHERE hash IS NULL')[0].n;
+  assert.equal(unsealed(), 0);
   const [{ last }] = d1(worker.persist, 'SELECT max(seq) AS last FROM audit_log');
   d1(worker.persist, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2500)
-    INSERT INTO audit_log (seq, body, created_at) SELECT ${last} + i, '{"event":"filler","n":' || i || '}', 0 FROM n`);
+    INSERT INTO audit_log (seq, body, created_at) SELECT ${last} + i, '{"event":"filler","n":' || i || '}', ${Date.now()} FROM n`);
+  assert.equal(await cron(), 200);
+  assert.equal(unsealed(), 2500 - 8 * 200, 'one cron run seals eight rounds of 200, the rest waits');
   const first = await verify();
   assert.equal(first.ok, true);
   assert.ok(first.next && first.rows < 2501, `one call walks part of the chain: ${JSON.stringify(first).slice(0, 200)}`);
