@@ -102,7 +102,8 @@ pub trait AuditLog {
     async fn append(&self, record: &Record) -> Result<(), ApiError>;
     /// Counts one request refused before it was admitted (bad input, Turnstile,
     /// the rate limit) under its error code in its window: one aggregate row
-    /// per window and code, however many such requests come.
+    /// per window and code, however many such requests come, written in
+    /// batches (a flood is not a D1 write per request).
     async fn reject(&self, window_start: u64, code: &str) -> Result<(), ApiError>;
 }
 

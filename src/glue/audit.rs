@@ -16,7 +16,7 @@ use worker::D1Database;
 
 use super::d1::dependency;
 use crate::api::error::ApiError;
-use crate::guards::audit::{self, Break, Checkpoint, Record, Rejections, Row, Walk};
+use crate::guards::audit::{self, Break, Checkpoint, Record, Rejections, Row, Tally, Walk};
 use crate::ports::AuditLog;
 
 /// Rows sealed, and verified, per round; a backlog takes several rounds.
@@ -55,18 +55,36 @@ pub struct D1Audit {
     pub db: D1Database,
 }
 
+/// How long a batch of refusals gathers before it is written: a flood costs
+/// an isolate one D1 write per this, well inside `waitUntil`'s 30 s.
+const TALLY_WRITE_MS: u64 = 5000;
+
+thread_local! {
+    /// This isolate's refusals not written yet (one isolate, one thread).
+    static TALLY: std::cell::RefCell<Tally> = std::cell::RefCell::default();
+}
+
 impl AuditLog for D1Audit {
     async fn append(&self, record: &Record) -> Result<(), ApiError> {
         self.append_body(&record.canonical(), record.time, Some(&record.request_id)).await
     }
 
+    /// Counts the refusal in this isolate's tally; the refusal that opens a
+    /// batch waits [`TALLY_WRITE_MS`] (in its `waitUntil`), then writes the
+    /// whole batch in one statement.
     async fn reject(&self, window_start: u64, code: &str) -> Result<(), ApiError> {
+        if !TALLY.with(|t| t.borrow_mut().add(window_start, code)) {
+            return Ok(());
+        }
+        worker::Delay::from(std::time::Duration::from_millis(TALLY_WRITE_MS)).await;
+        let batch = TALLY.with(|t| t.borrow_mut().take());
         self.db
             .prepare(
-                "INSERT INTO audit_rejected (window_start, code, count) VALUES (?1, ?2, 1) \
-                 ON CONFLICT (window_start, code) DO UPDATE SET count = count + 1",
+                "INSERT INTO audit_rejected (window_start, code, count) \
+                 SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?1) WHERE true \
+                 ON CONFLICT (window_start, code) DO UPDATE SET count = count + excluded.count",
             )
-            .bind(&[JsValue::from(window_start as f64), code.into()])
+            .bind(&[batch.into()])
             .map_err(dependency("bind audit reject"))?
             .run()
             .await

@@ -214,9 +214,51 @@ impl Rejections {
     }
 }
 
+/// Requests refused before admission, counted in memory between writes: a
+/// flood of them costs D1 one write per batch, not one per request. The
+/// rejection that opens a batch writes it, a while later (in its
+/// `waitUntil`); the ones after it only add to it.
+#[derive(Debug, Default)]
+pub struct Tally {
+    counts: std::collections::BTreeMap<(u64, String), u64>,
+}
+
+impl Tally {
+    /// Counts one refusal of `code` in the window starting `window_start`;
+    /// `true` when it opens a batch, which its caller then writes.
+    pub fn add(&mut self, window_start: u64, code: &str) -> bool {
+        let opens = self.counts.is_empty();
+        *self.counts.entry((window_start, code.to_string())).or_default() += 1;
+        opens
+    }
+
+    /// The batch to write, as JSON `[[window_start, code, count], …]`; the
+    /// tally starts again empty.
+    pub fn take(&mut self) -> String {
+        let rows: Vec<serde_json::Value> =
+            std::mem::take(&mut self.counts).into_iter().map(|((window, code), n)| serde_json::json!([window, code, n])).collect();
+        serde_json::Value::Array(rows).to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_flood_of_refusals_is_one_batch_opened_by_its_first() {
+        let mut tally = Tally::default();
+        let opened: Vec<bool> = (0..1000).map(|i| tally.add(3600 * (i / 600), if i % 2 == 0 { "bad_request" } else { "turnstile_failed" })).collect();
+        assert_eq!(opened.iter().filter(|o| **o).count(), 1);
+        assert!(opened[0]);
+        let batch: serde_json::Value = serde_json::from_str(&tally.take()).unwrap();
+        assert_eq!(
+            batch,
+            serde_json::json!([[0, "bad_request", 300], [0, "turnstile_failed", 300], [3600, "bad_request", 200], [3600, "turnstile_failed", 200]])
+        );
+        assert_eq!(tally.take(), "[]");
+        assert!(tally.add(0, "bad_request"), "after a write, the next refusal opens a batch again");
+    }
 
     #[test]
     fn a_walk_resumed_from_its_cursor_checks_what_one_whole_walk_does() {

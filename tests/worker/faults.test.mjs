@@ -26,7 +26,7 @@ test('D1 failing during rate limiting fails closed, uncached, counted', async ()
   assert.equal(body.error.code, 'unavailable');
   assert.ok(!JSON.stringify(body).includes('rate_limits'), 'D1 detail stays in the log');
   // Refused before admission: counted under its code, not a row of its own.
-  await eventually(() => assert.deepEqual(d1(worker.persist, "SELECT sum(count) AS n FROM audit_rejected WHERE code = 'unavailable'"), [{ n: 1 }]));
+  await eventually(() => assert.deepEqual(d1(worker.persist, "SELECT sum(count) AS n FROM audit_rejected WHERE code = 'unavailable'"), [{ n: 1 }]), 10_000);
   assert.deepEqual(d1(worker.persist, 'SELECT count(*) AS n FROM audit_log'), rowsBefore);
   assert.deepEqual(d1(worker.persist, 'SELECT count(*) AS cached FROM answer_cache'), [{ cached: 0 }]);
   assert.equal((await ask(worker.url, 'How much does the Dedicated Desk plan cost?')).status, 200, 'recovers when D1 does');
