@@ -57,6 +57,26 @@ fn deep_tree(depth: usize) -> Vec<u8> {
     pdf(&objects, "")
 }
 
+/// `pages` pages of text, each at the bottom of its own chain of `depth`
+/// page-tree nodes under one root: a tree of `pages × depth` nodes, which
+/// text extraction walks once per page.
+fn bushy_tree(pages: usize, depth: usize) -> Vec<u8> {
+    // 1 catalog, 2 font, 3 the root; then per page: its content, the page, its chain from the leaf up.
+    let root = 3;
+    let first = |p: usize| 4 + p * (depth + 2);
+    let kids: Vec<String> = (0..pages).map(|p| format!("{} 0 R", first(p) + 1 + depth)).collect();
+    let mut objects = vec![obj(&format!("<< /Type /Catalog /Pages {root} 0 R >>")), obj(FONT)];
+    objects.push(obj(&format!("<< /Type /Pages /Kids [{}] /Count {pages} >>", kids.join(" "))));
+    for p in 0..pages {
+        objects.push(stream("", &text(&format!("Page {p} is deep in a bushy tree."))));
+        objects.push(page(first(p) as u32, "<< /Font << /F1 2 0 R >> >>"));
+        for i in 0..depth {
+            objects.push(obj(&format!("<< /Type /Pages /Kids [{} 0 R] /Count 1 >>", first(p) + 1 + i)));
+        }
+    }
+    pdf(&objects, "")
+}
+
 /// Markdown of `chars` characters, none of them ASCII letters.
 fn non_ascii(chars: usize) -> Vec<u8> {
     let line = "## Раздел\n\nКаждое слово здесь не ASCII — ü, 東京, ƒ, ∑, 😀.\n\n";
@@ -99,6 +119,7 @@ fn main() {
     measure("a page past its own bound (8 MiB of `q Q` inflated)", DocumentKind::Pdf, pages_drawing(vec![flate(&b"q Q ".repeat(2 << 20))], &[0]));
     measure("page tree 250 nodes deep", DocumentKind::Pdf, deep_tree(250));
     measure("page tree 5,000 nodes deep (past lopdf's depth limit)", DocumentKind::Pdf, deep_tree(5_000));
+    measure("200 pages, each under its own chain of 100 nodes", DocumentKind::Pdf, bushy_tree(MAX_PAGES, 100));
     let pages = MAX_PAGES;
     measure(
         &format!("{pages} pages of text, each its own stream"),

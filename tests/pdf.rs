@@ -221,3 +221,38 @@ fn random_and_mutated_inputs_never_panic() {
         let _ = extract(&bytes);
     }
 }
+
+/// A nested page tree whose fonts are inherited from the nodes above the
+/// pages (no page names its own resources): read in page order, every page's
+/// text, through the tree's inheritance. (Extraction lists the pages under the root before it
+/// reads them, so lopdf's walk per page is not a walk of the whole tree:
+/// `scripts/bench-hostile` times it.)
+#[test]
+fn pages_deep_in_a_tree_keep_their_order_and_inherited_fonts() {
+    // 1 catalog, 2 root, 3 font; per branch b: a node holding the font, then two pages drawing their own stream.
+    let branches = 3;
+    let node = |b: usize| 4 + b * 5;
+    let mut objects = vec![obj("<< /Type /Catalog /Pages 2 0 R >>")];
+    let kids: Vec<String> = (0..branches).map(|b| format!("{} 0 R", node(b))).collect();
+    objects.push(obj(&format!("<< /Type /Pages /Kids [{}] /Count {} >>", kids.join(" "), branches * 2)));
+    objects.push(obj(FONT));
+    for b in 0..branches {
+        let (n, pages, streams) = (node(b), [node(b) + 1, node(b) + 2], [node(b) + 3, node(b) + 4]);
+        objects.push(obj(&format!(
+            "<< /Type /Pages /Parent 2 0 R /Resources << /Font << /F1 3 0 R >> >> /Kids [{} 0 R {} 0 R] /Count 2 >>",
+            pages[0], pages[1]
+        )));
+        for s in streams {
+            objects.push(obj(&format!("<< /Type /Page /Parent {n} 0 R /MediaBox [0 0 612 792] /Contents {s} 0 R >>")));
+        }
+        for i in 0..2 {
+            objects.push(stream("", &text(&format!("Branch {b} page {i} text."))));
+        }
+    }
+    let read = extract(&pdf(&objects, "")).unwrap();
+    let numbers: Vec<u32> = read.iter().map(|p| p.number).collect();
+    assert_eq!(numbers, [1, 2, 3, 4, 5, 6]);
+    for (page, expected) in read.iter().zip((0..branches).flat_map(|b| (0..2).map(move |i| format!("Branch {b} page {i} text.")))) {
+        assert_eq!(page.text, expected);
+    }
+}

@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use lopdf::{Document, LoadOptions, ObjectId};
+use lopdf::{Document, LoadOptions, Object, ObjectId};
 
 use crate::api::error::DocumentError;
 
@@ -46,13 +46,14 @@ pub struct Page {
 /// The text of the first [`MAX_PAGES`] pages, in page order; pages with no
 /// text are skipped.
 pub fn extract(bytes: &[u8]) -> Result<Vec<Page>, DocumentError> {
-    let doc = load(bytes)?;
+    let mut doc = load(bytes)?;
     // Lenient loading rebuilds a damaged xref; with no page tree even then,
     // there is no document.
     let pages: Vec<(u32, ObjectId)> = doc.get_pages().into_iter().take(MAX_PAGES).collect();
     if pages.is_empty() {
         return Err(unreadable());
     }
+    flatten(&mut doc, &pages);
     let Sized { readable, mut failed } = measure(&doc, &pages)?;
     let mut out: Vec<Page> = Vec::new();
     for page in readable {
@@ -74,6 +75,19 @@ pub fn extract(bytes: &[u8]) -> Result<Vec<Page>, DocumentError> {
         // Nothing read and something failed: the text may be there, unreadable.
         (true, true) => Err(unreadable()),
         (true, false) => Err(DocumentError::NoText),
+    }
+}
+
+/// Hangs the pages read straight under the tree's root, in order. lopdf walks
+/// the whole page tree again for every page it extracts, so a tree of 200
+/// pages each 100 nodes deep (a 1.7 MB upload) took 2.6 s; flat, the walk is
+/// the pages alone. Each page keeps its `/Parent`, through which inherited
+/// resources are still found. A root that cannot be found is left alone.
+fn flatten(doc: &mut Document, pages: &[(u32, ObjectId)]) {
+    let Ok(root) = doc.catalog().and_then(|c| c.get(b"Pages")).and_then(Object::as_reference) else { return };
+    if let Ok(node) = doc.get_object_mut(root).and_then(Object::as_dict_mut) {
+        node.set("Kids", Object::Array(pages.iter().map(|(_, id)| Object::Reference(*id)).collect()));
+        node.set("Count", pages.len() as i64);
     }
 }
 
