@@ -59,7 +59,7 @@ pub async fn route(req: &mut Request, env: &Env, ctx: &Context, path: &str) -> R
         }
         [id, "commit"] => {
             paging::check_id(id)?;
-            Ok(json(200, &Staging::new(env)?.commit_or_escalate(env, ctx, id).await?))
+            Ok(json(200, &Staging::new(env)?.commit_or_escalate(env, ctx, id, None).await?))
         }
         _ => Err(ApiError::NotFound),
     }
@@ -89,7 +89,7 @@ pub async fn one_shot(req: &mut Request, env: &Env, ctx: &Context) -> Result<Res
     let (begin, mut page) = IngestRequest::parse(&body, new_request_id())?;
     page.remove = staging.begin(&begin).await?.remove;
     let report = staging.page(env, &begin.ingest, 0, &page, Origin::Corpus).await?;
-    let committed = staging.commit_or_escalate(env, ctx, &begin.ingest).await?;
+    let committed = staging.commit_or_escalate(env, ctx, &begin.ingest, None).await?;
     Ok(json(
         200,
         &IngestReport {
@@ -117,7 +117,7 @@ pub async fn write_shared(env: &Env, ctx: &Context, plan: &IngestPlan, docs: &BT
     let words = staging.corpus.fresh_state().await?.vocabulary.references;
     let rows = paging::staged_rows(plan, origin, &Patterns::new(&words), None)?;
     staging.stage(&begin.ingest, 0, plan, rows, &old, docs).await?;
-    staging.commit_or_escalate(env, ctx, &begin.ingest).await
+    staging.commit_or_escalate(env, ctx, &begin.ingest, Some(docs)).await
 }
 
 /// What `begin` answers: the pages already staged (a resumed ingest skips
@@ -335,8 +335,8 @@ impl Staging {
 
     /// Commits ingest `id`; the operator is told when it goes stale or fails
     /// (not when the id is unknown: nothing was lost).
-    async fn commit_or_escalate(&self, env: &Env, ctx: &Context, id: &str) -> Result<Committed, ApiError> {
-        let committed = self.commit(env, id).await;
+    async fn commit_or_escalate(&self, env: &Env, ctx: &Context, id: &str, carry: Option<&BTreeSet<String>>) -> Result<Committed, ApiError> {
+        let committed = self.commit(env, id, carry).await;
         if let Err(e @ (ApiError::IngestStale | ApiError::Dependency(_))) = &committed {
             let failed = Escalation::IngestFailed { ingest: id.to_string(), code: e.code(), message: e.public_message() };
             webhooks::escalate(ctx, env, failed);
@@ -348,7 +348,13 @@ impl Staging {
     /// the corpus is still the one the ingest began against: checked first
     /// (the common case, before any work), and again inside the transaction
     /// (`migrations/0015`), where no other commit can slip between.
-    async fn commit(&self, env: &Env, id: &str) -> Result<Committed, ApiError> {
+    ///
+    /// `carry`: an operator's write, which changes only these documents (its
+    /// own, which no ingest removes). Ingests in flight that staged none of
+    /// them stay good on the new version, so they are moved on to it rather
+    /// than made stale: an approval during a long ingest does not make it
+    /// start over (and embed everything again).
+    async fn commit(&self, env: &Env, id: &str, carry: Option<&BTreeSet<String>>) -> Result<Committed, ApiError> {
         let reads = vec![
             self.statement("SELECT base, vocabulary FROM ingests WHERE id = ?1", &[id.into()])?,
             self.statement("SELECT delta FROM ingest_pages WHERE ingest = ?1", &[id.into()])?,
@@ -398,6 +404,14 @@ impl Staging {
             batch.push(self.statement(
                 "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 &[key.into(), value.into()],
+            )?);
+        }
+        if let Some(docs) = carry {
+            let docs = serde_json::to_string(docs).unwrap_or_else(|_| "[]".into());
+            batch.push(self.statement(
+                "UPDATE ingests SET base = ?1 WHERE id != ?2 AND base = ?3 AND NOT EXISTS \
+                 (SELECT 1 FROM ingest_pages p, json_each(p.docs) d WHERE p.ingest = ingests.id AND d.value IN (SELECT value FROM json_each(?4)))",
+                &[version.as_str().into(), id.into(), ingest.base.as_str().into(), docs.into()],
             )?);
         }
         batch.extend(self.forget(id)?);

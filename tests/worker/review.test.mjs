@@ -147,3 +147,32 @@ test('with the inbox off (the default), no question is stored', async () => {
     await off.stop();
   }
 });
+
+test('an approval during a paged ingest moves the ingest on: it commits, nothing embedded again', async () => {
+  const post = async (path, body) => {
+    const res = await fetch(`${worker.url}${path}`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: res.status, body: await res.json() };
+  };
+  const id = 'e'.repeat(32);
+  const lockers = { name: 'lockers.md', text: '# Lockers\n\n## Locker rent\n\nA locker at Harbor Commons rents for $15 per month.' };
+  assert.equal((await post('/admin/ingest/begin', { ingest: id, documents: ['lockers.md'] })).status, 200);
+  assert.equal((await post(`/admin/ingest/${id}/pages/0`, { documents: [lockers] })).status, 200);
+
+  // An operator approves an answer while the ingest runs.
+  const question = 'Can I book the rooftop terrace for a party?';
+  assert.equal((await ask(worker.url, question)).body.status, 'refused');
+  const item = await eventually(async () => {
+    const found = (await inbox()).find((i) => i.question === question);
+    assert.ok(found);
+    return found;
+  });
+  assert.equal((await act(item.id, 'approve', { answer: 'The rooftop terrace at Harbor Commons can be booked for private events.' })).status, 200);
+
+  const resumed = await post('/admin/ingest/begin', { ingest: id, documents: ['lockers.md'] });
+  assert.deepEqual(resumed.body.pagesDone, [0], 'its staged page is kept: nothing to embed again');
+  const committed = await post(`/admin/ingest/${id}/commit`, {});
+  assert.equal(committed.status, 200, JSON.stringify(committed.body));
+  const ids = d1(worker.persist, "SELECT id FROM passages WHERE doc IN ('lockers', 'operator') AND workspace IS NULL ORDER BY id").map((r) => r.id);
+  assert.ok(ids.includes('lockers-01') && ids.includes(`operator-${item.id}`), ids.join(', '));
+  assert.equal((await ask(worker.url, 'How much does a locker cost per month?')).body.status, 'answered');
+});
