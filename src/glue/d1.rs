@@ -163,25 +163,20 @@ impl D1Corpus {
     /// The statements that write a plan into a workspace: its rows as a
     /// page stages them (text, index terms, references and anchors, keys
     /// scoped to the workspace), in JSON arrays of at most
-    /// [`paging::STATEMENT_BYTES`], each written by the set-based
-    /// [`WORKSPACE_WRITES`] (the four inserts alone for a new document): an
-    /// upload of the default size stays inside the Free plan's 50 D1 queries
-    /// per invocation, whatever its passage count. An upload's
-    /// references use the general words only: a corpus's own are the corpus's.
+    /// [`paging::STATEMENT_BYTES`], each written by [`PassageWriter`] (the
+    /// four inserts alone for a new document): an upload of the default size
+    /// stays inside the Free plan's 50 D1 queries per invocation, whatever
+    /// its passage count. An upload's references use the general words
+    /// only: a corpus's own are the corpus's.
     fn changes(&self, plan: &IngestPlan, workspace: &str, origin: Origin) -> Result<Vec<D1PreparedStatement>, ApiError> {
         let scope = workspace::token(Some(workspace));
         // A new document touches no stored row: its arrays need no deletes.
-        let deletes = if plan.updated.is_empty() && plan.removed.is_empty() { WORKSPACE_DELETES } else { 0 };
+        let skip = if plan.updated.is_empty() && plan.removed.is_empty() { PassageWriter::DELETES } else { 0 };
+        let writer = PassageWriter::Json;
         let mut batch = Vec::new();
         for rows in paging::staged_rows(plan, origin, &Patterns::default(), Some(workspace))? {
-            for (sql, second) in &WORKSPACE_WRITES[deletes..] {
-                let args: Vec<JsValue> = match *second {
-                    Second::Nothing => vec![rows.as_str().into()],
-                    Second::Workspace => vec![rows.as_str().into(), workspace.into()],
-                    Second::Scope => vec![rows.as_str().into(), scope.as_str().into()],
-                };
-                batch.push(self.statement(sql, &args)?);
-            }
+            let args = [rows.as_str().into(), workspace.into(), scope.as_str().into()];
+            batch.extend(writer.statements(self, &args, skip)?);
         }
         Ok(batch)
     }
@@ -202,60 +197,68 @@ fn refused_write(e: worker::Error, limits: &Limits) -> ApiError {
     }
 }
 
-/// What a workspace write binds after its rows (`?1`), as `?2`.
-enum Second {
-    Nothing,
-    Workspace,
-    Scope,
+/// The one writer of passages, for the shared corpus (a commit) and for
+/// workspaces (an upload) alike: every touched passage's index rows (keyed by
+/// its passage's rowid) and edges out, removed passages out, written ones
+/// upserted, indexed and linked, each step one set-based statement over the
+/// rows, wherever they come from. Its statements bind `?1` the rows (an
+/// ingest's id, or a JSON array), `?2` the workspace (NULL: shared), `?3`
+/// the index scope.
+pub(super) enum PassageWriter {
+    /// An ingest's staged rows.
+    Staged,
+    /// One JSON array of rows, as [`paging::staged_rows`] makes them.
+    Json,
 }
 
-/// How many of [`WORKSPACE_WRITES`] come first and only delete.
-const WORKSPACE_DELETES: usize = 4;
+impl PassageWriter {
+    /// How many of the statements come first and only delete.
+    const DELETES: usize = 4;
 
-/// Writes one JSON array of staged rows into a workspace: every touched
-/// passage's index rows (keyed by its passage's rowid) and edges out,
-/// removed passages out, written ones upserted, indexed and linked.
-const WORKSPACE_WRITES: [(&str, Second); 8] = [
-    (
-        "DELETE FROM passages_fts WHERE rowid IN \
-         (SELECT p.rowid FROM passages p WHERE p.id IN (SELECT json_extract(value, '$.id') FROM json_each(?1)))",
-        Second::Nothing,
-    ),
-    ("DELETE FROM passage_refs WHERE passage IN (SELECT json_extract(value, '$.id') FROM json_each(?1))", Second::Nothing),
-    ("DELETE FROM passage_anchors WHERE passage IN (SELECT json_extract(value, '$.id') FROM json_each(?1))", Second::Nothing),
-    (
-        "DELETE FROM passages WHERE workspace = ?2 AND id IN \
-         (SELECT json_extract(value, '$.id') FROM json_each(?1) WHERE json_extract(value, '$.hash') IS NULL)",
-        Second::Workspace,
-    ),
-    (
-        // `AND true` tells SQLite's parser the ON CONFLICT is the upsert's.
-        "INSERT INTO passages (id, doc, section, text, hash, workspace, origin) \
-         SELECT json_extract(value, '$.id'), json_extract(value, '$.doc'), json_extract(value, '$.section'), json_extract(value, '$.text'), \
-         json_extract(value, '$.hash'), ?2, json_extract(value, '$.origin') FROM json_each(?1) \
-         WHERE json_extract(value, '$.hash') IS NOT NULL AND true \
-         ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, section = excluded.section, text = excluded.text, hash = excluded.hash, \
-         origin = excluded.origin",
-        Second::Workspace,
-    ),
-    (
-        "INSERT INTO passages_fts (rowid, id, scope, terms, heading) \
-         SELECT p.rowid, p.id, ?2, json_extract(s.value, '$.terms'), json_extract(s.value, '$.heading') \
-         FROM json_each(?1) s JOIN passages p ON p.id = json_extract(s.value, '$.id') \
-         WHERE json_extract(s.value, '$.hash') IS NOT NULL",
-        Second::Scope,
-    ),
-    (
-        "INSERT OR IGNORE INTO passage_refs (passage, target) SELECT json_extract(s.value, '$.id'), r.value \
-         FROM json_each(?1) s, json_each(json_extract(s.value, '$.refs')) r WHERE json_extract(s.value, '$.hash') IS NOT NULL",
-        Second::Nothing,
-    ),
-    (
-        "INSERT OR IGNORE INTO passage_anchors (anchor, passage) SELECT a.value, json_extract(s.value, '$.id') \
-         FROM json_each(?1) s, json_each(json_extract(s.value, '$.anchors')) a WHERE json_extract(s.value, '$.hash') IS NOT NULL",
-        Second::Nothing,
-    ),
-];
+    fn rows(&self) -> &'static str {
+        match self {
+            PassageWriter::Staged => "(SELECT id, doc, section, text, hash, origin, terms, heading, refs, anchors FROM staged WHERE ingest = ?1)",
+            PassageWriter::Json => {
+                "(SELECT json_extract(value, '$.id') AS id, json_extract(value, '$.doc') AS doc, \
+                 json_extract(value, '$.section') AS section, json_extract(value, '$.text') AS text, \
+                 json_extract(value, '$.hash') AS hash, json_extract(value, '$.origin') AS origin, \
+                 json_extract(value, '$.terms') AS terms, json_extract(value, '$.heading') AS heading, \
+                 json_extract(value, '$.refs') AS refs, json_extract(value, '$.anchors') AS anchors FROM json_each(?1))"
+            }
+        }
+    }
+
+    /// The statements, bound to `args` (each given the parameters it
+    /// uses), from the `skip`-th on.
+    pub(super) fn statements(&self, corpus: &D1Corpus, args: &[JsValue; 3], skip: usize) -> Result<Vec<D1PreparedStatement>, ApiError> {
+        let rows = self.rows();
+        let sql = [
+            format!("DELETE FROM passages_fts WHERE rowid IN (SELECT p.rowid FROM passages p WHERE p.id IN (SELECT id FROM {rows}))"),
+            format!("DELETE FROM passage_refs WHERE passage IN (SELECT id FROM {rows})"),
+            format!("DELETE FROM passage_anchors WHERE passage IN (SELECT id FROM {rows})"),
+            format!("DELETE FROM passages WHERE workspace IS ?2 AND id IN (SELECT id FROM {rows} WHERE hash IS NULL)"),
+            // `AND true` tells SQLite's parser the ON CONFLICT is the upsert's.
+            format!(
+                "INSERT INTO passages (id, doc, section, text, hash, workspace, origin) \
+                 SELECT id, doc, section, text, hash, ?2, origin FROM {rows} WHERE hash IS NOT NULL AND true \
+                 ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, section = excluded.section, text = excluded.text, \
+                 hash = excluded.hash, origin = excluded.origin"
+            ),
+            format!(
+                "INSERT INTO passages_fts (rowid, id, scope, terms, heading) SELECT p.rowid, s.id, ?3, s.terms, s.heading \
+                 FROM {rows} s JOIN passages p ON p.id = s.id WHERE s.hash IS NOT NULL"
+            ),
+            format!("INSERT OR IGNORE INTO passage_refs (passage, target) SELECT s.id, r.value FROM {rows} s, json_each(s.refs) r WHERE s.hash IS NOT NULL"),
+            format!(
+                "INSERT OR IGNORE INTO passage_anchors (anchor, passage) SELECT a.value, s.id FROM {rows} s, json_each(s.anchors) a \
+                 WHERE s.hash IS NOT NULL"
+            ),
+        ];
+        // D1 wants exactly as many arguments as the highest parameter a statement names.
+        let used = |sql: &str| (1..=3).rev().find(|n| sql.contains(&format!("?{n}"))).unwrap_or(0);
+        sql[skip..].iter().map(|sql| corpus.statement(sql, &args[..used(sql)])).collect()
+    }
+}
 
 /// A nullable text argument.
 fn optional(value: Option<&str>) -> JsValue {

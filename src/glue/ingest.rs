@@ -12,7 +12,7 @@ use worker::wasm_bindgen::JsValue;
 use worker::{Context, D1PreparedStatement, Env, Request, Response};
 
 use super::admin::require_admin;
-use super::d1::{database, dependency, rows, Count, D1Corpus};
+use super::d1::{database, dependency, rows, Count, D1Corpus, PassageWriter};
 use super::ledger::D1Ledger;
 use super::ports::workers_ai;
 use super::webhooks;
@@ -24,7 +24,7 @@ use crate::corpus::ingest::{self, Digest, IngestPlan, StoredPassage};
 use crate::corpus::references::Patterns;
 use crate::corpus::paging::{self, BeginRequest, IngestRequest, PageReport, PageRequest, StoredText, MAX_PAGE_BODY};
 use crate::corpus::vocabulary::Vocabulary;
-use crate::corpus::workspace::Scope;
+use crate::corpus::workspace::{self, Scope};
 use crate::escalation::Escalation;
 use crate::ports::CorpusState;
 
@@ -450,32 +450,17 @@ impl Staging {
         })
     }
 
-    /// The statements that apply an ingest's staged rows: index rows of
-    /// every touched passage out, removed passages out, written ones upserted
-    /// and indexed (an index row keyed by its passage's rowid). Each is one
-    /// set-based statement, whatever the page count.
+    /// The statements that apply an ingest's staged rows: the one passage
+    /// writer's, over the staged rows, into the shared corpus, then the term
+    /// statistics. Each is one set-based statement, whatever the page count.
     fn apply(&self, id: &str) -> Result<Vec<D1PreparedStatement>, ApiError> {
-        let sql = [
-            "DELETE FROM passages_fts WHERE rowid IN \
-             (SELECT p.rowid FROM passages p WHERE p.id IN (SELECT id FROM staged WHERE ingest = ?1))",
-            "DELETE FROM passages WHERE workspace IS NULL AND id IN (SELECT id FROM staged WHERE ingest = ?1 AND hash IS NULL)",
-            // `WHERE true` tells SQLite's parser the ON CONFLICT is the upsert's.
-            "INSERT INTO passages (id, doc, section, text, hash, workspace, origin) \
-             SELECT id, doc, section, text, hash, NULL, origin FROM staged WHERE ingest = ?1 AND hash IS NOT NULL AND true \
-             ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, section = excluded.section, text = excluded.text, \
-             hash = excluded.hash, origin = excluded.origin",
-            "INSERT INTO passages_fts (rowid, id, scope, terms, heading) SELECT p.rowid, s.id, 'shared', s.terms, s.heading \
-             FROM staged s JOIN passages p ON p.id = s.id WHERE s.ingest = ?1 AND s.hash IS NOT NULL",
+        let args = [id.into(), JsValue::NULL, workspace::token(None).into()];
+        let mut statements = PassageWriter::Staged.statements(&self.corpus, &args, 0)?;
+        statements.push(self.statement(
             "INSERT INTO term_stats (term, passages) SELECT term, sum(delta) FROM staged_terms WHERE ingest = ?1 GROUP BY term \
              ON CONFLICT (term) DO UPDATE SET passages = passages + excluded.passages",
-            "DELETE FROM passage_refs WHERE passage IN (SELECT id FROM staged WHERE ingest = ?1)",
-            "DELETE FROM passage_anchors WHERE passage IN (SELECT id FROM staged WHERE ingest = ?1)",
-            "INSERT INTO passage_refs (passage, target) SELECT s.id, r.value FROM staged s, json_each(s.refs) r \
-             WHERE s.ingest = ?1 AND s.hash IS NOT NULL",
-            "INSERT INTO passage_anchors (anchor, passage) SELECT a.value, s.id FROM staged s, json_each(s.anchors) a \
-             WHERE s.ingest = ?1 AND s.hash IS NOT NULL",
-        ];
-        let mut statements = sql.iter().map(|sql| self.statement(sql, &[id.into()])).collect::<Result<Vec<_>, _>>()?;
+            &[id.into()],
+        )?);
         statements.push(self.statement("DELETE FROM term_stats WHERE passages <= 0", &[])?);
         Ok(statements)
     }
