@@ -24,7 +24,10 @@ use crate::ports::{
     Alarms, AnswerCache, AuditLog, Cached, Clock, Corpus, CorpusState, Notifier, Ports, RateLimiter, Reservation, Reserved, ReviewQueue,
     SpendLedger, Verifier,
 };
-use crate::review::{Enqueued, Queued};
+use crate::corpus::ingest::{IngestPlan, StoredPassage};
+use crate::corpus::vocabulary::Vocabulary;
+use crate::api::response::Origin;
+use crate::review::{Closing, Desk, Enqueued, OpenItem, Queued};
 use crate::ports::{Lookup, Query, StoredHit};
 
 /// One thing a fake was asked to do.
@@ -205,6 +208,88 @@ impl ReviewQueue for FakeReview {
         };
         items[index].1 += 1;
         Ok(Enqueued { item: index as u64 + 1, count: items[index].1, open: true })
+    }
+}
+
+/// The operator's desk: the open items, the live workspaces, the shared
+/// corpus's operator passages and version; every call, in order, in `calls`.
+#[derive(Default)]
+pub struct FakeDesk {
+    pub items: RefCell<HashMap<u64, OpenItem>>,
+    pub live: Vec<String>,
+    pub stored: RefCell<Vec<StoredPassage>>,
+    pub version: RefCell<String>,
+    pub fail_write: Cell<bool>,
+    pub calls: RefCell<Vec<String>>,
+}
+
+impl FakeDesk {
+    fn call(&self, call: String) {
+        self.calls.borrow_mut().push(call);
+    }
+}
+
+fn scope_name(workspace: Option<&str>) -> &str {
+    workspace.unwrap_or("shared")
+}
+
+impl Desk for FakeDesk {
+    async fn open_item(&self, id: u64) -> Result<OpenItem, ApiError> {
+        self.call(format!("open {id}"));
+        self.items.borrow().get(&id).cloned().ok_or(ApiError::NotFound)
+    }
+
+    async fn workspace_live(&self, id: &str) -> Result<bool, ApiError> {
+        self.call(format!("live {id}"));
+        Ok(self.live.iter().any(|w| w == id))
+    }
+
+    async fn shared_state(&self) -> Result<(String, Vocabulary), ApiError> {
+        self.call("shared".into());
+        Ok((self.version.borrow().clone(), Vocabulary::default()))
+    }
+
+    async fn stored(&self, workspace: Option<&str>) -> Result<Vec<StoredPassage>, ApiError> {
+        self.call(format!("stored {}", scope_name(workspace)));
+        Ok(if workspace.is_none() { self.stored.borrow().clone() } else { Vec::new() })
+    }
+
+    async fn embed(&self, plan: &IngestPlan, _: Option<&str>, line: &str) -> Result<f64, ApiError> {
+        self.call(format!("embed {line} {}", plan.added.len() + plan.updated.len()));
+        Ok(1.5)
+    }
+
+    async fn write(&self, plan: &IngestPlan, workspace: Option<&str>) -> Result<String, ApiError> {
+        self.call(format!("write {}", scope_name(workspace)));
+        if self.fail_write.get() {
+            return Err(failure("corpus write"));
+        }
+        if workspace.is_none() {
+            let mut stored = self.stored.borrow_mut();
+            stored.retain(|s| !plan.removed.contains(&s.id));
+            for p in plan.added.iter().chain(&plan.updated) {
+                stored.retain(|s| s.id != p.id);
+                stored.push(StoredPassage { id: p.id.clone(), doc: p.doc.clone(), hash: p.content_hash(), origin: Origin::Operator });
+            }
+            *self.version.borrow_mut() = plan.version.clone();
+        }
+        Ok(plan.version.clone())
+    }
+
+    async fn forget_answer(&self, key: &str) -> Result<(), ApiError> {
+        self.call(format!("forget {key}"));
+        Ok(())
+    }
+
+    async fn close(&self, id: u64, closing: &Closing) -> Result<(), ApiError> {
+        self.call(format!("close {id} {closing:?}"));
+        self.items.borrow_mut().remove(&id);
+        Ok(())
+    }
+
+    async fn record(&self, event: &str, _: u64) -> Result<(), ApiError> {
+        self.call(format!("record {event}"));
+        Ok(())
     }
 }
 

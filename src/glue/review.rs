@@ -6,7 +6,6 @@
 use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use worker::wasm_bindgen::JsValue;
 use worker::{Context, D1Database, Env, Method, Request, Response};
 
@@ -19,12 +18,11 @@ use super::ports::workers_ai;
 use super::{cache, config, json, read_json_body, vectors};
 use crate::api::error::ApiError;
 use crate::api::response::Origin;
-use crate::config::Engine;
-use crate::corpus::chunk::hex;
+use crate::config::{Config, Engine};
+use crate::corpus::ingest::{IngestPlan, StoredPassage};
 use crate::corpus::vocabulary::Vocabulary;
-use crate::guards::cache as answers;
-use crate::ports::{Corpus, ReviewQueue};
-use crate::review::{self, Approval, Enqueued, Evidence, Queued};
+use crate::ports::ReviewQueue;
+use crate::review::{self, Approval, Closing, Desk, Enqueued, Evidence, OpenItem, Queued};
 
 /// Largest approval body.
 const MAX_APPROVAL_BODY: usize = 16 * 1024;
@@ -82,7 +80,7 @@ pub async fn route(req: &mut Request, env: &Env, ctx: &Context) -> Result<Respon
         ([], Method::Get) => list(env).await,
         ([], _) => Err(ApiError::MethodNotAllowed { allow: "GET" }),
         ([id, "approve"], Method::Post) => approve(req, env, ctx, item(id)?).await,
-        ([id, "dismiss"], Method::Post) => dismiss(env, item(id)?).await,
+        ([id, "dismiss"], Method::Post) => dismiss(env, ctx, item(id)?).await,
         ([_, "approve" | "dismiss"], _) => Err(ApiError::MethodNotAllowed { allow: "POST" }),
         _ => Err(ApiError::NotFound),
     }
@@ -150,97 +148,119 @@ async fn list(env: &Env) -> Result<Response, ApiError> {
     Ok(json(200, &serde_json::json!({ "items": items })))
 }
 
-/// The open item `id`; a missing one is a 404, a closed one a 400.
-async fn open_item(db: &D1Database, id: u64) -> Result<ItemRow, ApiError> {
-    let row: Option<ItemRow> = db
-        .prepare(format!("SELECT {COLUMNS} FROM review_queue WHERE id = ?1"))
-        .bind(&[JsValue::from(id as f64)])
-        .map_err(dependency("bind review item"))?
-        .first(None)
-        .await
-        .map_err(dependency("read review item"))?;
-    let row = row.ok_or(ApiError::NotFound)?;
-    if row.status != "open" {
-        return Err(ApiError::BadRequest(format!("item {id} is {} already", row.status)));
+/// [`Desk`] over the bindings: the review queue, the corpus (a commit, or a
+/// workspace write), the vectors, the ledger, the cache and the audit log.
+struct D1Desk<'a> {
+    env: &'a Env,
+    ctx: &'a Context,
+    config: Config,
+    db: D1Database,
+    corpus: D1Corpus,
+}
+
+impl<'a> D1Desk<'a> {
+    fn new(env: &'a Env, ctx: &'a Context) -> Result<D1Desk<'a>, ApiError> {
+        Ok(D1Desk { env, ctx, config: config(env)?, db: database(env)?, corpus: D1Corpus::new(env)? })
     }
-    Ok(row)
 }
 
-async fn close(db: &D1Database, id: u64, status: &str, passage: Option<&str>) -> Result<(), ApiError> {
-    db.prepare("UPDATE review_queue SET status = ?2, passage_id = ?3 WHERE id = ?1")
-        .bind(&[JsValue::from(id as f64), status.into(), passage.map_or(JsValue::NULL, JsValue::from)])
-        .map_err(dependency("bind close review"))?
-        .run()
-        .await
-        .map_err(dependency("close review"))?;
-    Ok(())
-}
+impl Desk for D1Desk<'_> {
+    async fn open_item(&self, id: u64) -> Result<OpenItem, ApiError> {
+        let row: Option<ItemRow> = self
+            .db
+            .prepare(format!("SELECT {COLUMNS} FROM review_queue WHERE id = ?1"))
+            .bind(&[JsValue::from(id as f64)])
+            .map_err(dependency("bind review item"))?
+            .first(None)
+            .await
+            .map_err(dependency("read review item"))?;
+        let row = row.ok_or(ApiError::NotFound)?;
+        if row.status != "open" {
+            return Err(ApiError::BadRequest(format!("item {id} is {} already", row.status)));
+        }
+        Ok(OpenItem { question: row.question, workspace: row.workspace })
+    }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Approved {
-    id: u64,
-    passage_id: String,
-    workspace: Option<String>,
-    /// The version of what the passage joined (the shared corpus, or the workspace).
-    version: String,
-    embedding_neurons: f64,
-}
-
-/// `POST /admin/review/{id}/approve`: writes the operator's answer as an
-/// `operator` passage (embedded and indexed like any other), drops the cached
-/// refusal, closes the item and records the approval in the audit log.
-async fn approve(req: &mut Request, env: &Env, ctx: &Context, id: u64) -> Result<Response, ApiError> {
-    let approval = Approval::parse(&read_json_body(req, MAX_APPROVAL_BODY).await?)?;
-    let db = database(env)?;
-    let item = open_item(&db, id).await?;
-    let workspace = approval.workspace(item.workspace.as_deref())?;
-    let corpus = D1Corpus::new(env)?;
-    let shared = corpus.state().await?;
-    if let Some(ws) = workspace {
-        let live = db
+    async fn workspace_live(&self, id: &str) -> Result<bool, ApiError> {
+        let live = self
+            .db
             .prepare("SELECT id FROM workspaces WHERE id = ?1 AND expires_at > ?2")
-            .bind(&[ws.into(), JsValue::from(now() as f64)])
+            .bind(&[id.into(), JsValue::from(now() as f64)])
             .map_err(dependency("bind workspace"))?
             .first::<serde_json::Value>(None)
             .await
             .map_err(dependency("read workspace"))?;
-        if live.is_none() {
-            return Err(ApiError::BadRequest("the asker's workspace has expired: approve into the shared corpus (`\"target\": \"shared\"`)".into()));
+        Ok(live.is_some())
+    }
+
+    async fn shared_state(&self) -> Result<(String, Vocabulary), ApiError> {
+        let state = self.corpus.fresh_state().await?;
+        Ok((state.version, state.vocabulary))
+    }
+
+    async fn stored(&self, workspace: Option<&str>) -> Result<Vec<StoredPassage>, ApiError> {
+        match workspace {
+            Some(ws) => self.corpus.stored(Some(ws)).await,
+            None => self.corpus.stored_in(&operator_doc()).await,
         }
     }
-    let passage = approval.passage(id, workspace)?;
-    let vocabulary = if workspace.is_none() { shared.vocabulary.clone() } else { Vocabulary::default() };
-    let stored = match workspace {
-        Some(ws) => corpus.stored(Some(ws)).await?,
-        None => corpus.stored_in(&BTreeSet::from([passage.doc.clone()])).await?,
-    };
-    let plan = review::plan(&stored, passage, &vocabulary);
-    let config = config(env)?;
-    let embedding_neurons = match config.engine {
-        Engine::Local => 0.0,
-        Engine::WorkersAi => {
-            let billed = vectors::sync(&workers_ai(env, &config, f64::INFINITY)?, &plan, workspace).await;
-            D1Ledger { db: database(env)? }.record_billed(&format!("review-{id}"), billed, now()).await?
+
+    async fn embed(&self, plan: &IngestPlan, workspace: Option<&str>, line: &str) -> Result<f64, ApiError> {
+        if self.config.engine != Engine::WorkersAi {
+            return Ok(0.0);
         }
-    };
-    let version = match workspace {
-        None => ingest::write_shared(env, ctx, &plan, &BTreeSet::from([review::OPERATOR_DOC.to_string()]), Origin::Operator).await?.corpus_version,
-        Some(ws) => {
-            corpus.apply_to_workspace(&plan, ws, Origin::Operator, &config.workspaces).await?;
-            plan.version.clone()
-        }
-    };
-    if workspace.is_none() {
-        // Its key under the new version is new anyway; the old one goes now.
-        cache::forget(&db, &answers::key(&item.question, &shared.version, &answers::build_id(), &config)).await?;
+        let billed = vectors::sync(&workers_ai(self.env, &self.config, f64::INFINITY)?, plan, workspace).await;
+        D1Ledger { db: database(self.env)? }.record_billed(line, billed, now()).await
     }
-    let passage_id = plan.added.iter().chain(&plan.updated).map(|p| p.id.clone()).next().unwrap_or_default();
-    close(&db, id, "approved", Some(&passage_id)).await?;
-    let question_hash = hex(&Sha256::digest(answers::normalize_question(&item.question).as_bytes()));
-    let record = serde_json::json!({ "event": "review_approved", "item": id, "passage": passage_id, "questionHash": question_hash, "time": now() });
-    D1Audit { db: database(env)? }.append_body(&record.to_string(), now() * 1000, None).await?;
-    Ok(json(200, &Approved { id, passage_id, workspace: workspace.map(str::to_string), version, embedding_neurons }))
+
+    async fn write(&self, plan: &IngestPlan, workspace: Option<&str>) -> Result<String, ApiError> {
+        match workspace {
+            None => Ok(ingest::write_shared(self.env, self.ctx, plan, &operator_doc(), Origin::Operator).await?.corpus_version),
+            Some(ws) => {
+                self.corpus.apply_to_workspace(plan, ws, Origin::Operator, &self.config.workspaces).await?;
+                Ok(plan.version.clone())
+            }
+        }
+    }
+
+    async fn forget_answer(&self, key: &str) -> Result<(), ApiError> {
+        cache::forget(&self.db, key).await
+    }
+
+    async fn close(&self, id: u64, closing: &Closing) -> Result<(), ApiError> {
+        let (status, passage) = match closing {
+            Closing::Approved(passage) => ("approved", JsValue::from(passage.as_str())),
+            Closing::Dismissed => ("dismissed", JsValue::NULL),
+        };
+        self.db
+            .prepare("UPDATE review_queue SET status = ?2, passage_id = ?3 WHERE id = ?1")
+            .bind(&[JsValue::from(id as f64), status.into(), passage])
+            .map_err(dependency("bind close review"))?
+            .run()
+            .await
+            .map_err(dependency("close review"))?;
+        Ok(())
+    }
+
+    async fn record(&self, event: &str, now_ms: u64) -> Result<(), ApiError> {
+        D1Audit { db: database(self.env)? }.append_body(event, now_ms, None).await
+    }
+}
+
+/// The one document every operator passage of the shared corpus belongs to.
+fn operator_doc() -> BTreeSet<String> {
+    BTreeSet::from([review::OPERATOR_DOC.to_string()])
+}
+
+fn now_ms() -> u64 {
+    worker::js_sys::Date::now() as u64
+}
+
+/// `POST /admin/review/{id}/approve`: [`review::approve`].
+async fn approve(req: &mut Request, env: &Env, ctx: &Context, id: u64) -> Result<Response, ApiError> {
+    let approval = Approval::parse(&read_json_body(req, MAX_APPROVAL_BODY).await?)?;
+    let desk = D1Desk::new(env, ctx)?;
+    Ok(json(200, &review::approve(&desk, &desk.config, id, &approval, now_ms()).await?))
 }
 
 /// Routes `/admin/passages` and below (the admin token is checked first):
@@ -278,26 +298,15 @@ async fn operator_passages(req: &Request, env: &Env) -> Result<Response, ApiErro
     Ok(json(200, &serde_json::json!({ "passages": passages })))
 }
 
-/// `DELETE /admin/passages/{id}`: retires an operator passage from the
-/// shared corpus (its row, index row and vector), as a commit: the version
-/// changes, so no cached answer that cited it is served again; audited.
+/// `DELETE /admin/passages/{id}`: [`review::retire_passage`].
 async fn retire(env: &Env, ctx: &Context, id: &str) -> Result<Response, ApiError> {
-    let corpus = D1Corpus::new(env)?;
-    let docs = BTreeSet::from([review::OPERATOR_DOC.to_string()]);
-    let stored = corpus.stored_in(&docs).await?;
-    let vocabulary = corpus.fresh_state().await?.vocabulary;
-    let plan = review::retire(&stored, id, &vocabulary).ok_or(ApiError::NotFound)?;
-    let version = ingest::write_shared(env, ctx, &plan, &docs, Origin::Operator).await?.corpus_version;
-    let record = serde_json::json!({ "event": "passage_retired", "passage": id, "time": now() });
-    D1Audit { db: database(env)? }.append_body(&record.to_string(), now() * 1000, None).await?;
+    let version = review::retire_passage(&D1Desk::new(env, ctx)?, id, now_ms()).await?;
     Ok(json(200, &serde_json::json!({ "id": id, "retired": true, "corpusVersion": version })))
 }
 
-/// `POST /admin/review/{id}/dismiss`: closes the item; nothing is written.
-async fn dismiss(env: &Env, id: u64) -> Result<Response, ApiError> {
-    let db = database(env)?;
-    open_item(&db, id).await?;
-    close(&db, id, "dismissed", None).await?;
+/// `POST /admin/review/{id}/dismiss`: [`review::dismiss`].
+async fn dismiss(env: &Env, ctx: &Context, id: u64) -> Result<Response, ApiError> {
+    review::dismiss(&D1Desk::new(env, ctx)?, id).await?;
     Ok(json(200, &serde_json::json!({ "id": id, "status": "dismissed" })))
 }
 
