@@ -20,6 +20,8 @@
 //!   only) is an in-memory BM25 corpus for tests and offline tools.
 //! - [`escalation`]: what an operator is told by the signed webhook: events,
 //!   their keys, JSON or Slack bodies, signatures, retry times.
+//! - [`ingesting`]: a paged ingest of the shared corpus (begin, pages,
+//!   commit) over the `Staging` port.
 //! - [`maintenance`]: the cron's upkeep: its steps, their cutoffs, each step
 //!   run whatever the others did.
 //! - [`review`]: the review inbox: refusals queued for an operator, and the
@@ -45,6 +47,7 @@ pub mod escalation;
 pub mod fakes;
 pub mod flow;
 pub mod guards;
+pub mod ingesting;
 pub mod maintenance;
 pub mod models;
 pub mod ports;

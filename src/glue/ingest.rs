@@ -1,9 +1,8 @@
-//! The paged ingest of the shared corpus (admin routes). `begin` opens (or
-//! resumes) an ingest; each page diffs its documents against what is stored,
-//! embeds and upserts their vectors, and stages its rows; `commit` applies
-//! every staged row and the new version in one D1 transaction. Until then
-//! `/ask` sees the corpus as it was. The one-shot `POST /admin/ingest` is the
-//! same three steps with one page. The limits are in `crate::corpus::paging`.
+//! The paged ingest of the shared corpus (admin routes) over D1: the routes
+//! parse, run [`crate::ingesting`]'s use cases and respond; [`D1Staging`]
+//! is its [`Staging`] port (the staged rows, the commit's transaction, the
+//! vectors and the ledger). The one-shot `POST /admin/ingest` is the same
+//! three steps with one page. The limits are in `crate::corpus::paging`.
 
 use std::collections::BTreeSet;
 
@@ -19,13 +18,12 @@ use super::webhooks;
 use super::{config, json, new_request_id, read_json_body, vectorize, vectors};
 use crate::api::error::ApiError;
 use crate::api::response::Origin;
-use crate::config::Engine;
-use crate::corpus::ingest::{self, Digest, IngestPlan, StoredPassage};
-use crate::corpus::references::Patterns;
-use crate::corpus::paging::{self, BeginRequest, IngestRequest, PageReport, PageRequest, StoredText, MAX_PAGE_BODY};
-use crate::corpus::vocabulary::Vocabulary;
+use crate::config::{Config, Engine};
+use crate::corpus::ingest::{Digest, IngestPlan, StoredPassage};
+use crate::corpus::paging::{self, BeginRequest, IngestRequest, PageRequest, StoredText, MAX_PAGE_BODY};
 use crate::corpus::workspace::{self, Scope};
 use crate::escalation::Escalation;
+use crate::ingesting::{self, Applied, Commit, CommitBasis, Committed, Opened, PageBasis, Staging};
 use crate::ports::CorpusState;
 
 /// Largest one-shot ingest body.
@@ -47,19 +45,17 @@ pub async fn route(req: &mut Request, env: &Env, ctx: &Context, path: &str) -> R
     match parts.as_slice() {
         ["begin"] => {
             let request = BeginRequest::parse(&read_json_body(req, MAX_PAGE_BODY).await?)?;
-            Ok(json(200, &Staging::new(env)?.begin(&request).await?))
+            Ok(json(200, &ingesting::begin(&D1Staging::new(env)?, &request).await?))
         }
         [id, "pages", n] => {
             paging::check_id(id)?;
             let page: u32 = n.parse().ok().filter(|n| *n < 1_000_000).ok_or(ApiError::NotFound)?;
             let request = PageRequest::parse(&read_json_body(req, MAX_PAGE_BODY).await?)?;
-            let staging = Staging::new(env)?;
-            let report = staging.page(env, id, page, &request, Origin::Corpus).await?;
-            Ok(json(200, &report))
+            Ok(json(200, &ingesting::page(&D1Staging::new(env)?, id, page, &request, Origin::Corpus).await?))
         }
         [id, "commit"] => {
             paging::check_id(id)?;
-            Ok(json(200, &Staging::new(env)?.commit_or_escalate(env, ctx, id, None).await?))
+            Ok(json(200, &escalated(env, ctx, id, ingesting::commit(&D1Staging::new(env)?, id, None).await)?))
         }
         _ => Err(ApiError::NotFound),
     }
@@ -85,11 +81,11 @@ struct IngestReport {
 pub async fn one_shot(req: &mut Request, env: &Env, ctx: &Context) -> Result<Response, ApiError> {
     require_admin(req, env)?;
     let body = read_json_body(req, MAX_INGEST_BODY).await?;
-    let staging = Staging::new(env)?;
+    let staging = D1Staging::new(env)?;
     let (begin, mut page) = IngestRequest::parse(&body, new_request_id())?;
-    page.remove = staging.begin(&begin).await?.remove;
-    let report = staging.page(env, &begin.ingest, 0, &page, Origin::Corpus).await?;
-    let committed = staging.commit_or_escalate(env, ctx, &begin.ingest, None).await?;
+    page.remove = ingesting::begin(&staging, &begin).await?.remove;
+    let report = ingesting::page(&staging, &begin.ingest, 0, &page, Origin::Corpus).await?;
+    let committed = escalated(env, ctx, &begin.ingest, ingesting::commit(&staging, &begin.ingest, None).await)?;
     Ok(json(
         200,
         &IngestReport {
@@ -106,45 +102,21 @@ pub async fn one_shot(req: &mut Request, env: &Env, ctx: &Context) -> Result<Res
 }
 
 /// Writes an operator's change to the shared corpus (an approved passage,
-/// or one retired) as a page of its own, committed at once; `docs` are the
-/// documents it touches. Its vectors are the caller's to add; a commit
-/// removes those of removed passages.
-pub async fn write_shared(env: &Env, ctx: &Context, plan: &IngestPlan, docs: &BTreeSet<String>, origin: Origin) -> Result<Committed, ApiError> {
-    let staging = Staging::new(env)?;
-    let begin = BeginRequest { ingest: new_request_id(), complete: false, vocabulary: None, documents: Vec::new() };
-    staging.begin(&begin).await?;
-    let old: Vec<StoredText> = rows(staging.corpus.stored_of(docs)?, "read stored text").await?;
-    let words = staging.corpus.fresh_state().await?.vocabulary.references;
-    let rows = paging::staged_rows(plan, origin, &Patterns::new(&words), None)?;
-    staging.stage(&begin.ingest, 0, plan, rows, &old, docs).await?;
-    staging.commit_or_escalate(env, ctx, &begin.ingest, Some(docs)).await
+/// or one retired) with [`ingesting::write_operator`]. Its vectors are the
+/// caller's to add; a commit removes those of removed passages.
+pub async fn write_shared(env: &Env, ctx: &Context, plan: &IngestPlan, docs: &BTreeSet<String>) -> Result<Committed, ApiError> {
+    let id = new_request_id();
+    escalated(env, ctx, &id, ingesting::write_operator(&D1Staging::new(env)?, &id, plan, docs).await)
 }
 
-/// What `begin` answers: the pages already staged (a resumed ingest skips
-/// them) and the stored documents the ingest's pages must remove.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Begun {
-    ingest: String,
-    base: String,
-    pages_done: Vec<u32>,
-    remove: Vec<String>,
-}
-
-/// What a commit answers.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Committed {
-    pub corpus_version: String,
-    pub passages: u64,
-    pub vocabulary: String,
-    pub pages: usize,
-    /// Explicit references between shared passages, after the commit.
-    pub references: u32,
-    /// How many of them nothing in the corpus answers to, and the first few
-    /// (`passage -> key`): kept, not errors.
-    pub unresolved: u32,
-    pub unresolved_first: Vec<String>,
+/// A commit's outcome; the operator is told when it went stale or failed
+/// (not when the id is unknown: nothing was lost).
+fn escalated(env: &Env, ctx: &Context, id: &str, committed: Result<Committed, ApiError>) -> Result<Committed, ApiError> {
+    if let Err(e @ (ApiError::IngestStale | ApiError::Dependency(_))) = &committed {
+        let failed = Escalation::IngestFailed { ingest: id.to_string(), code: e.code(), message: e.public_message() };
+        webhooks::escalate(ctx, env, failed);
+    }
+    committed
 }
 
 /// References nothing in the corpus answers to.
@@ -154,6 +126,12 @@ const UNRESOLVED: &str = "FROM passage_refs r WHERE NOT EXISTS (SELECT 1 FROM pa
 struct IngestRow {
     base: String,
     vocabulary: String,
+}
+
+impl From<IngestRow> for Opened {
+    fn from(row: IngestRow) -> Opened {
+        Opened { base: row.base, vocabulary: row.vocabulary }
+    }
 }
 
 #[derive(Deserialize)]
@@ -187,64 +165,106 @@ struct ValueRow {
     value: String,
 }
 
-/// The D1 side of a paged ingest.
-struct Staging {
+/// [`Staging`] over D1 (and, on the Workers AI engine, Vectorize and the ledger).
+struct D1Staging<'a> {
+    env: &'a Env,
+    config: Config,
     corpus: D1Corpus,
 }
 
-impl Staging {
-    fn new(env: &Env) -> Result<Self, ApiError> {
-        Ok(Staging { corpus: D1Corpus::new(env)? })
+impl<'a> D1Staging<'a> {
+    fn new(env: &'a Env) -> Result<Self, ApiError> {
+        Ok(D1Staging { env, config: config(env)?, corpus: D1Corpus::new(env)? })
     }
 
     fn statement(&self, sql: &str, args: &[JsValue]) -> Result<D1PreparedStatement, ApiError> {
         self.corpus.db().prepare(sql).bind(args).map_err(dependency("bind ingest"))
     }
 
-    /// The shared corpus's documents that an ingest may remove (not an
-    /// operator's approved answers).
-    async fn stored_docs(&self) -> Result<BTreeSet<String>, ApiError> {
+    /// The results of a batch of reads, by position.
+    async fn read(&self, reads: Vec<D1PreparedStatement>, what: &'static str) -> Result<Vec<worker::D1Result>, ApiError> {
+        self.corpus.db().batch(reads).await.map_err(dependency(what))
+    }
+
+    fn forget_statements(&self, id: &str) -> Result<Vec<D1PreparedStatement>, ApiError> {
+        [
+            "DELETE FROM staged WHERE ingest = ?1",
+            "DELETE FROM staged_terms WHERE ingest = ?1",
+            "DELETE FROM ingest_pages WHERE ingest = ?1",
+            "DELETE FROM ingests WHERE id = ?1",
+        ]
+        .iter()
+        .map(|sql| self.statement(sql, &[id.into()]))
+        .collect()
+    }
+
+    /// The statements that apply an ingest's staged rows: the one passage
+    /// writer's, over the staged rows, into the shared corpus, then the term
+    /// statistics. Each is one set-based statement, whatever the page count.
+    fn apply_staged(&self, id: &str) -> Result<Vec<D1PreparedStatement>, ApiError> {
+        let args = [id.into(), JsValue::NULL, workspace::token(None).into()];
+        let mut statements = PassageWriter::Staged.statements(&self.corpus, &args, 0)?;
+        statements.push(self.statement(
+            "INSERT INTO term_stats (term, passages) SELECT term, sum(delta) FROM staged_terms WHERE ingest = ?1 GROUP BY term \
+             ON CONFLICT (term) DO UPDATE SET passages = passages + excluded.passages",
+            &[id.into()],
+        )?);
+        statements.push(self.statement("DELETE FROM term_stats WHERE passages <= 0", &[])?);
+        Ok(statements)
+    }
+}
+
+/// The first row of a read's results, decoded.
+fn first<T: serde::de::DeserializeOwned>(result: &worker::D1Result, what: &'static str) -> Result<Option<T>, ApiError> {
+    Ok(all::<T>(result, what)?.into_iter().next())
+}
+
+fn all<T: serde::de::DeserializeOwned>(result: &worker::D1Result, what: &'static str) -> Result<Vec<T>, ApiError> {
+    result.results().map_err(dependency(what))
+}
+
+/// The `i`-th result of a batch.
+fn nth<'r>(results: &'r [worker::D1Result], i: usize, what: &str) -> Result<&'r worker::D1Result, ApiError> {
+    results.get(i).ok_or_else(|| ApiError::Dependency(format!("D1 {what}: no result {i}")))
+}
+
+impl Staging for D1Staging<'_> {
+    async fn state(&self) -> Result<CorpusState, ApiError> {
+        self.corpus.fresh_state().await
+    }
+
+    async fn opened(&self, id: &str) -> Result<Option<Opened>, ApiError> {
+        let row: Option<IngestRow> = self
+            .statement("SELECT base, vocabulary FROM ingests WHERE id = ?1", &[id.into()])?
+            .first(None)
+            .await
+            .map_err(dependency("read ingest"))?;
+        Ok(row.map(Opened::from))
+    }
+
+    async fn pages_done(&self, id: &str) -> Result<Vec<u32>, ApiError> {
+        let rows: Vec<PageRow> = rows(self.statement("SELECT page FROM ingest_pages WHERE ingest = ?1 ORDER BY page", &[id.into()])?, "read pages").await?;
+        Ok(rows.into_iter().map(|r| r.page).collect())
+    }
+
+    async fn open(&self, id: &str, base: &str, vocabulary: &str) -> Result<(), ApiError> {
+        let mut batch = self.forget_statements(id)?;
+        batch.push(self.statement(
+            "INSERT INTO ingests (id, base, vocabulary, created_at) VALUES (?1, ?2, ?3, ?4)",
+            &[id.into(), base.into(), vocabulary.into(), JsValue::from(now() as f64)],
+        )?);
+        self.corpus.db().batch(batch).await.map_err(dependency("begin ingest"))?;
+        Ok(())
+    }
+
+    async fn removable_docs(&self) -> Result<BTreeSet<String>, ApiError> {
         let sql = "SELECT DISTINCT doc FROM passages WHERE workspace IS NULL AND origin != 'operator'";
         let rows: Vec<DocRow> = rows(self.statement(sql, &[])?, "read documents").await?;
         Ok(rows.into_iter().map(|r| r.doc).collect())
     }
 
-    /// Opens the ingest, or resumes it if it was begun against the corpus as
-    /// it is now; one begun against an older corpus starts over.
-    async fn begin(&self, request: &BeginRequest) -> Result<Begun, ApiError> {
-        let state = self.corpus.fresh_state().await?;
-        let id = request.ingest.as_str();
-        let existing: Option<IngestRow> = self
-            .statement("SELECT base, vocabulary FROM ingests WHERE id = ?1", &[id.into()])?
-            .first(None)
-            .await
-            .map_err(dependency("read ingest"))?;
-        let vocabulary = request.vocabulary_after(&state.vocabulary).canonical();
-        let pages_done = match existing {
-            Some(row) if row.base == state.version && row.vocabulary == vocabulary => {
-                let rows: Vec<PageRow> = rows(self.statement("SELECT page FROM ingest_pages WHERE ingest = ?1 ORDER BY page", &[id.into()])?, "read pages").await?;
-                rows.into_iter().map(|r| r.page).collect()
-            }
-            _ => {
-                let mut batch = self.forget(id)?;
-                batch.push(self.statement(
-                    "INSERT INTO ingests (id, base, vocabulary, created_at) VALUES (?1, ?2, ?3, ?4)",
-                    &[id.into(), state.version.as_str().into(), vocabulary.into(), JsValue::from(now() as f64)],
-                )?);
-                self.corpus.db().batch(batch).await.map_err(dependency("begin ingest"))?;
-                Vec::new()
-            }
-        };
-        let remove = request.to_remove(&self.stored_docs().await?);
-        Ok(Begun { ingest: id.to_string(), base: state.version, pages_done, remove })
-    }
-
-    /// Diffs one page against the stored passages of its documents, embeds
-    /// and upserts what changed (Workers AI engine, its cost in the ledger),
-    /// and stages its rows. Sending a page again replaces it.
-    async fn page(&self, env: &Env, id: &str, page: u32, request: &PageRequest, origin: Origin) -> Result<PageReport, ApiError> {
-        let stems = request.stems();
-        let docs = serde_json::to_string(&stems).unwrap_or_else(|_| "[]".into());
+    async fn page_basis(&self, id: &str, page: u32, stems: &BTreeSet<String>) -> Result<PageBasis, ApiError> {
+        let docs = serde_json::to_string(stems).unwrap_or_else(|_| "[]".into());
         let reads = vec![
             self.statement("SELECT base, vocabulary FROM ingests WHERE id = ?1", &[id.into()])?,
             self.statement(
@@ -252,47 +272,30 @@ impl Staging {
                  WHERE p.ingest = ?1 AND p.page != ?2 AND d.value IN (SELECT value FROM json_each(?3)) LIMIT 1",
                 &[id.into(), JsValue::from(page), docs.as_str().into()],
             )?,
-            self.corpus.stored_of(&stems)?,
+            self.corpus.stored_of(stems)?,
             self.statement("SELECT value FROM meta WHERE key = 'vocabulary'", &[])?,
         ];
-        let results = self.corpus.db().batch(reads).await.map_err(dependency("read page"))?;
-        let result = |i: usize| results.get(i).ok_or_else(|| ApiError::Dependency(format!("D1 read page: no result {i}")));
-        let ingest: Vec<IngestRow> = result(0)?.results().map_err(dependency("decode ingest"))?;
-        if ingest.is_empty() {
-            return Err(ApiError::IngestUnknown);
-        }
-        let conflicts: Vec<ValueRow> = result(1)?.results().map_err(dependency("decode conflicts"))?;
-        if let Some(doc) = conflicts.first() {
-            return Err(ApiError::IngestConflict(format!("the document {:?} is in another page of this ingest", doc.value)));
-        }
-        let stored: Vec<StoredPassage> = result(2)?.results().map_err(dependency("decode stored"))?;
-        let old: Vec<StoredText> = result(2)?.results().map_err(dependency("decode stored text"))?;
-        let committed: Vec<ValueRow> = result(3)?.results().map_err(dependency("decode vocabulary"))?;
-        // Only vocabularies that passed their checks are stored.
-        let vocabulary = |json: Option<&str>| json.and_then(|v| serde_json::from_str::<Vocabulary>(v).ok()).unwrap_or_default();
-        let words = vocabulary(Some(&ingest[0].vocabulary)).references;
-        let incoming = request.passages();
-        let mut plan = ingest::plan(&stored, incoming.clone(), &stems, false, &Vocabulary::default());
-        if words != vocabulary(committed.first().map(|r| r.value.as_str())).references {
-            plan.restage(&incoming);
-        }
-        let neurons = self.embed(env, &plan).await?;
-        let rows = paging::staged_rows(&plan, origin, &Patterns::new(&words), None)?;
-        self.stage(id, page, &plan, rows, &old, &stems).await?;
-        Ok(PageReport::new(page, &plan, neurons))
+        let results = self.read(reads, "read page").await?;
+        let stored = nth(&results, 2, "read page")?;
+        Ok(PageBasis {
+            opened: first::<IngestRow>(nth(&results, 0, "read page")?, "decode ingest")?.map(Opened::from),
+            conflict: first::<ValueRow>(nth(&results, 1, "read page")?, "decode conflicts")?.map(|r| r.value),
+            stored: all::<StoredPassage>(stored, "decode stored")?,
+            old: all::<StoredText>(stored, "decode stored text")?,
+            committed_vocabulary: first::<ValueRow>(nth(&results, 3, "read page")?, "decode vocabulary")?.map(|r| r.value),
+        })
     }
 
     /// On the Workers AI engine: embeds and upserts the plan's changed
     /// passages, and records what that cost. Vectors of passages not yet
     /// committed are harmless: D1 holds the text, and a vector hit with no
     /// committed row is dropped.
-    async fn embed(&self, env: &Env, plan: &IngestPlan) -> Result<f64, ApiError> {
-        let config = config(env)?;
-        if config.engine != Engine::WorkersAi {
+    async fn embed(&self, plan: &IngestPlan) -> Result<f64, ApiError> {
+        if self.config.engine != Engine::WorkersAi {
             return Ok(0.0);
         }
-        let billed = vectors::upsert(&workers_ai(env, &config, f64::INFINITY)?, plan, None).await;
-        D1Ledger { db: database(env)? }.record_billed(&format!("ingest-{}", new_request_id()), billed, now()).await
+        let billed = vectors::upsert(&workers_ai(self.env, &self.config, f64::INFINITY)?, plan, None).await;
+        D1Ledger { db: database(self.env)? }.record_billed(&format!("ingest-{}", new_request_id()), billed, now()).await
     }
 
     /// Replaces the page's staged rows (`rows`, from
@@ -333,28 +336,7 @@ impl Staging {
         Ok(())
     }
 
-    /// Commits ingest `id`; the operator is told when it goes stale or fails
-    /// (not when the id is unknown: nothing was lost).
-    async fn commit_or_escalate(&self, env: &Env, ctx: &Context, id: &str, carry: Option<&BTreeSet<String>>) -> Result<Committed, ApiError> {
-        let committed = self.commit(env, id, carry).await;
-        if let Err(e @ (ApiError::IngestStale | ApiError::Dependency(_))) = &committed {
-            let failed = Escalation::IngestFailed { ingest: id.to_string(), code: e.code(), message: e.public_message() };
-            webhooks::escalate(ctx, env, failed);
-        }
-        committed
-    }
-
-    /// Applies every staged page and the new version in one transaction, if
-    /// the corpus is still the one the ingest began against: checked first
-    /// (the common case, before any work), and again inside the transaction
-    /// (`migrations/0015`), where no other commit can slip between.
-    ///
-    /// `carry`: an operator's write, which changes only these documents (its
-    /// own, which no ingest removes). Ingests in flight that staged none of
-    /// them stay good on the new version, so they are moved on to it rather
-    /// than made stale: an approval during a long ingest does not make it
-    /// start over (and embed everything again).
-    async fn commit(&self, env: &Env, id: &str, carry: Option<&BTreeSet<String>>) -> Result<Committed, ApiError> {
+    async fn commit_basis(&self, id: &str) -> Result<CommitBasis, ApiError> {
         let reads = vec![
             self.statement("SELECT base, vocabulary FROM ingests WHERE id = ?1", &[id.into()])?,
             self.statement("SELECT delta FROM ingest_pages WHERE ingest = ?1", &[id.into()])?,
@@ -362,130 +344,17 @@ impl Staging {
             self.statement("SELECT id FROM staged WHERE ingest = ?1 AND hash IS NULL", &[id.into()])?,
             self.statement("SELECT value FROM meta WHERE key = 'term_stats'", &[])?,
         ];
-        let results = self.corpus.db().batch(reads).await.map_err(dependency("read commit"))?;
-        let result = |i: usize| results.get(i).ok_or_else(|| ApiError::Dependency(format!("D1 read commit: no result {i}")));
-        let ingest: Vec<IngestRow> = result(0)?.results().map_err(dependency("decode ingest"))?;
-        let ingest = ingest.into_iter().next().ok_or(ApiError::IngestUnknown)?;
-        let deltas: Vec<DeltaRow> = result(1)?.results().map_err(dependency("decode deltas"))?;
-        let stored_digest: Vec<ValueRow> = result(2)?.results().map_err(dependency("decode digest"))?;
-        let removed: Vec<IdRow> = result(3)?.results().map_err(dependency("decode removed"))?;
-        let stats_of: Vec<ValueRow> = result(4)?.results().map_err(dependency("decode term stats"))?;
-
-        if self.corpus.fresh_state().await?.version != ingest.base {
-            return self.stale(id).await;
-        }
-        let base = match stored_digest.first().and_then(|r| Digest::decode(&r.value)) {
-            Some(digest) => digest,
-            None => self.digest_from_rows().await?,
-        };
-        let digest = deltas.iter().filter_map(|d| Digest::decode(&d.delta)).fold(base, Digest::plus);
-        let vocabulary: Vocabulary = serde_json::from_str(&ingest.vocabulary).unwrap_or_default();
-        let version = digest.version(&vocabulary);
-
-        let index = match config(env)?.engine {
-            Engine::WorkersAi if !removed.is_empty() => {
-                Some(vectorize::from_env(env).ok_or_else(|| ApiError::Misconfigured("the VECTORIZE binding is missing".into()))?)
-            }
-            _ => None,
-        };
-        // The statistics stay complete if they were for the corpus this
-        // ingest changes (or it was empty); a corpus committed before they
-        // existed is counted live until it is ingested afresh.
-        let stats_complete = base.count() == 0 || stats_of.first().is_some_and(|r| r.value == ingest.base);
-        let stats_version = if stats_complete { version.clone() } else { "incomplete".to_string() };
-        let mut batch = vec![self.statement("INSERT INTO commit_checks (base) VALUES (?1)", &[ingest.base.as_str().into()])?];
-        batch.extend(self.apply(id)?);
-        for (key, value) in [
-            ("vocabulary", ingest.vocabulary.clone()),
-            ("corpus_version", version.clone()),
-            ("corpus_digest", digest.encode()),
-            ("term_stats", stats_version),
-        ] {
-            batch.push(self.statement(
-                "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                &[key.into(), value.into()],
-            )?);
-        }
-        if let Some(docs) = carry {
-            let docs = serde_json::to_string(docs).unwrap_or_else(|_| "[]".into());
-            batch.push(self.statement(
-                "UPDATE ingests SET base = ?1 WHERE id != ?2 AND base = ?3 AND NOT EXISTS \
-                 (SELECT 1 FROM ingest_pages p, json_each(p.docs) d WHERE p.ingest = ingests.id AND d.value IN (SELECT value FROM json_each(?4)))",
-                &[version.as_str().into(), id.into(), ingest.base.as_str().into(), docs.into()],
-            )?);
-        }
-        batch.extend(self.forget(id)?);
-        batch.push(self.statement("DELETE FROM commit_checks", &[])?);
-        let reports = batch.len();
-        batch.push(self.statement("SELECT count(*) AS n FROM passage_refs", &[])?);
-        batch.push(self.statement(&format!("SELECT count(*) AS n {UNRESOLVED}"), &[])?);
-        batch.push(self.statement(&format!("SELECT r.passage || ' -> ' || r.target AS value {UNRESOLVED} ORDER BY r.passage, r.target LIMIT 5"), &[])?);
-        let results = match self.corpus.db().batch(batch).await {
-            Err(e) if e.to_string().contains("ingest_stale") => return self.stale(id).await,
-            written => written.map_err(dependency("commit ingest"))?,
-        };
-        // Only once the rows are gone: a stale commit must not take vectors
-        // its passages still need. Vectors left by a failure here match no
-        // row, and a lookup drops them.
-        if let Some(index) = index {
-            if let Err(e) = vectors::remove(&index, &removed.into_iter().map(|r| r.id).collect::<Vec<_>>()).await {
-                worker::console_error!("commit {id}: vectors of removed passages stay in the index: {e}");
-            }
-        }
-        self.corpus.committed(&CorpusState { version: version.clone(), vocabulary: vocabulary.clone(), scope: Scope::Shared, committed: true });
-        let result = |i: usize| results.get(reports + i).ok_or_else(|| ApiError::Dependency(format!("D1 commit: no result {i}")));
-        let count = |i: usize| -> Result<u32, ApiError> {
-            let rows: Vec<Count> = result(i)?.results().map_err(dependency("decode references"))?;
-            Ok(rows.first().map_or(0, |r| r.n))
-        };
-        let first: Vec<ValueRow> = result(2)?.results().map_err(dependency("decode unresolved"))?;
-        Ok(Committed {
-            corpus_version: version,
-            passages: digest.count(),
-            vocabulary: vocabulary.hash(),
-            pages: deltas.len(),
-            references: count(0)?,
-            unresolved: count(1)?,
-            unresolved_first: first.into_iter().map(|r| r.value).collect(),
+        let results = self.read(reads, "read commit").await?;
+        let result = |i: usize| nth(&results, i, "read commit");
+        Ok(CommitBasis {
+            opened: first::<IngestRow>(result(0)?, "decode ingest")?.map(Opened::from),
+            deltas: all::<DeltaRow>(result(1)?, "decode deltas")?.into_iter().map(|r| r.delta).collect(),
+            stored_digest: first::<ValueRow>(result(2)?, "decode digest")?.map(|r| r.value),
+            removed: all::<IdRow>(result(3)?, "decode removed")?.into_iter().map(|r| r.id).collect(),
+            stats_of: first::<ValueRow>(result(4)?, "decode term stats")?.map(|r| r.value),
         })
     }
 
-    /// The statements that apply an ingest's staged rows: the one passage
-    /// writer's, over the staged rows, into the shared corpus, then the term
-    /// statistics. Each is one set-based statement, whatever the page count.
-    fn apply(&self, id: &str) -> Result<Vec<D1PreparedStatement>, ApiError> {
-        let args = [id.into(), JsValue::NULL, workspace::token(None).into()];
-        let mut statements = PassageWriter::Staged.statements(&self.corpus, &args, 0)?;
-        statements.push(self.statement(
-            "INSERT INTO term_stats (term, passages) SELECT term, sum(delta) FROM staged_terms WHERE ingest = ?1 GROUP BY term \
-             ON CONFLICT (term) DO UPDATE SET passages = passages + excluded.passages",
-            &[id.into()],
-        )?);
-        statements.push(self.statement("DELETE FROM term_stats WHERE passages <= 0", &[])?);
-        Ok(statements)
-    }
-
-    /// The statements that drop an ingest and everything it staged.
-    /// Drops a stale ingest's staged pages: it must begin again.
-    async fn stale<T>(&self, id: &str) -> Result<T, ApiError> {
-        self.corpus.db().batch(self.forget(id)?).await.map_err(dependency("drop stale ingest"))?;
-        Err(ApiError::IngestStale)
-    }
-
-    fn forget(&self, id: &str) -> Result<Vec<D1PreparedStatement>, ApiError> {
-        [
-            "DELETE FROM staged WHERE ingest = ?1",
-            "DELETE FROM staged_terms WHERE ingest = ?1",
-            "DELETE FROM ingest_pages WHERE ingest = ?1",
-            "DELETE FROM ingests WHERE id = ?1",
-        ]
-            .iter()
-            .map(|sql| self.statement(sql, &[id.into()]))
-            .collect()
-    }
-
-    /// The digest of the shared corpus from its rows: once, for a corpus
-    /// ingested before digests were stored.
     async fn digest_from_rows(&self) -> Result<Digest, ApiError> {
         let rows: Vec<HashRow> = rows(self.statement("SELECT id, hash FROM passages WHERE workspace IS NULL", &[])?, "read hashes").await?;
         let mut digest = Digest::default();
@@ -493,6 +362,72 @@ impl Staging {
             digest.add(&row.id, &row.hash);
         }
         Ok(digest)
+    }
+
+    /// One transaction: its first statement checks the base (`migrations/0015`),
+    /// then the staged rows, the new version, digest, vocabulary and term
+    /// statistics, the ingests an operator's write carries along, and the
+    /// ingest's own rows out; the reference counts are read in it too. Only
+    /// once its rows are gone do the removed passages' vectors go: a stale
+    /// commit must not take vectors its passages still need.
+    async fn apply(&self, commit: &Commit<'_>) -> Result<Applied, ApiError> {
+        let id = commit.id;
+        let index = match self.config.engine {
+            Engine::WorkersAi if !commit.removed.is_empty() => {
+                Some(vectorize::from_env(self.env).ok_or_else(|| ApiError::Misconfigured("the VECTORIZE binding is missing".into()))?)
+            }
+            _ => None,
+        };
+        let mut batch = vec![self.statement("INSERT INTO commit_checks (base) VALUES (?1)", &[commit.base.into()])?];
+        batch.extend(self.apply_staged(id)?);
+        for (key, value) in [
+            ("vocabulary", commit.vocabulary_json.to_string()),
+            ("corpus_version", commit.version.to_string()),
+            ("corpus_digest", commit.digest.encode()),
+            ("term_stats", commit.stats_version.to_string()),
+        ] {
+            batch.push(self.statement(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                &[key.into(), value.into()],
+            )?);
+        }
+        if let Some(docs) = commit.carry {
+            let docs = serde_json::to_string(docs).unwrap_or_else(|_| "[]".into());
+            batch.push(self.statement(
+                "UPDATE ingests SET base = ?1 WHERE id != ?2 AND base = ?3 AND NOT EXISTS \
+                 (SELECT 1 FROM ingest_pages p, json_each(p.docs) d WHERE p.ingest = ingests.id AND d.value IN (SELECT value FROM json_each(?4)))",
+                &[commit.version.into(), id.into(), commit.base.into(), docs.into()],
+            )?);
+        }
+        batch.extend(self.forget_statements(id)?);
+        batch.push(self.statement("DELETE FROM commit_checks", &[])?);
+        let reports = batch.len();
+        batch.push(self.statement("SELECT count(*) AS n FROM passage_refs", &[])?);
+        batch.push(self.statement(&format!("SELECT count(*) AS n {UNRESOLVED}"), &[])?);
+        batch.push(self.statement(&format!("SELECT r.passage || ' -> ' || r.target AS value {UNRESOLVED} ORDER BY r.passage, r.target LIMIT 5"), &[])?);
+        let results = match self.corpus.db().batch(batch).await {
+            Err(e) if e.to_string().contains("ingest_stale") => return Err(ApiError::IngestStale),
+            written => written.map_err(dependency("commit ingest"))?,
+        };
+        // Vectors left by a failure here match no row, and a lookup drops them.
+        if let Some(index) = index {
+            if let Err(e) = vectors::remove(&index, commit.removed).await {
+                worker::console_error!("commit {id}: vectors of removed passages stay in the index: {e}");
+            }
+        }
+        let state = CorpusState { version: commit.version.to_string(), vocabulary: commit.vocabulary.clone(), scope: Scope::Shared, committed: true };
+        self.corpus.committed(&state);
+        let count = |i: usize| -> Result<u32, ApiError> { Ok(first::<Count>(nth(&results, reports + i, "commit")?, "decode references")?.map_or(0, |r| r.n)) };
+        Ok(Applied {
+            references: count(0)?,
+            unresolved: count(1)?,
+            unresolved_first: all::<ValueRow>(nth(&results, reports + 2, "commit")?, "decode unresolved")?.into_iter().map(|r| r.value).collect(),
+        })
+    }
+
+    async fn forget(&self, id: &str) -> Result<(), ApiError> {
+        self.corpus.db().batch(self.forget_statements(id)?).await.map_err(dependency("drop stale ingest"))?;
+        Ok(())
     }
 }
 

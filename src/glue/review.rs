@@ -215,7 +215,7 @@ impl Desk for D1Desk<'_> {
 
     async fn write(&self, plan: &IngestPlan, workspace: Option<&str>) -> Result<String, ApiError> {
         match workspace {
-            None => Ok(ingest::write_shared(self.env, self.ctx, plan, &operator_doc(), Origin::Operator).await?.corpus_version),
+            None => Ok(ingest::write_shared(self.env, self.ctx, plan, &operator_doc()).await?.corpus_version),
             Some(ws) => {
                 self.corpus.apply_to_workspace(plan, ws, Origin::Operator, &self.config.workspaces).await?;
                 Ok(plan.version.clone())
