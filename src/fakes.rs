@@ -5,7 +5,7 @@
 //! event log, so a test can check the order of everything that happened.
 
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::rc::Rc;
 
 use serde_json::Value;
@@ -24,7 +24,9 @@ use crate::ports::{
     Alarms, AnswerCache, AuditLog, Cached, Clock, Corpus, CorpusState, Notifier, Ports, RateLimiter, Reservation, Reserved, ReviewQueue,
     SpendLedger, Verifier,
 };
-use crate::corpus::ingest::{IngestPlan, StoredPassage};
+use crate::corpus::ingest::{Digest, IngestPlan, StoredPassage};
+use crate::corpus::paging::StoredText;
+use crate::ingesting::{Applied, Commit, CommitBasis, Opened, PageBasis, Staging};
 use crate::corpus::vocabulary::Vocabulary;
 use crate::api::response::Origin;
 use crate::review::{Closing, Desk, Enqueued, OpenItem, Queued};
@@ -289,6 +291,135 @@ impl Desk for FakeDesk {
 
     async fn record(&self, event: &str, _: u64) -> Result<(), ApiError> {
         self.call(format!("record {event}"));
+        Ok(())
+    }
+}
+
+/// An ingest's staged pages: each page's documents and plan.
+type StagedPages = BTreeMap<u32, (BTreeSet<String>, IngestPlan)>;
+
+/// A paged ingest's stores: the shared corpus (passages with their text,
+/// version, vocabulary, digest) and the ingests with their staged pages.
+#[derive(Default)]
+pub struct FakeStaging {
+    pub passages: RefCell<BTreeMap<String, (StoredPassage, StoredText)>>,
+    pub version: RefCell<Option<String>>,
+    pub vocabulary: RefCell<Option<String>>,
+    pub digest: RefCell<Option<Digest>>,
+    pub ingests: RefCell<BTreeMap<String, (Opened, StagedPages)>>,
+    /// Passages embedded so far.
+    pub embedded: Cell<usize>,
+    /// Another commit slips in between the check and the transaction.
+    pub race: Cell<bool>,
+    pub forgotten: RefCell<Vec<String>>,
+}
+
+impl Staging for FakeStaging {
+    async fn state(&self) -> Result<CorpusState, ApiError> {
+        let version = self.version.borrow().clone();
+        let vocabulary = self.vocabulary.borrow().as_deref().and_then(|v| serde_json::from_str(v).ok()).unwrap_or_default();
+        Ok(CorpusState { committed: version.is_some(), version: version.unwrap_or_else(|| "empty".into()), vocabulary, scope: Scope::Shared })
+    }
+
+    async fn opened(&self, id: &str) -> Result<Option<Opened>, ApiError> {
+        Ok(self.ingests.borrow().get(id).map(|(opened, _)| opened.clone()))
+    }
+
+    async fn pages_done(&self, id: &str) -> Result<Vec<u32>, ApiError> {
+        Ok(self.ingests.borrow().get(id).map(|(_, pages)| pages.keys().copied().collect()).unwrap_or_default())
+    }
+
+    async fn open(&self, id: &str, base: &str, vocabulary: &str) -> Result<(), ApiError> {
+        let opened = Opened { base: base.into(), vocabulary: vocabulary.into() };
+        self.ingests.borrow_mut().insert(id.into(), (opened, BTreeMap::new()));
+        Ok(())
+    }
+
+    async fn removable_docs(&self) -> Result<BTreeSet<String>, ApiError> {
+        Ok(self.passages.borrow().values().filter(|(p, _)| p.origin != Origin::Operator).map(|(p, _)| p.doc.clone()).collect())
+    }
+
+    async fn page_basis(&self, id: &str, page: u32, stems: &BTreeSet<String>) -> Result<PageBasis, ApiError> {
+        let ingests = self.ingests.borrow();
+        let ingest = ingests.get(id);
+        let conflict = ingest.and_then(|(_, pages)| {
+            pages.iter().filter(|(n, _)| **n != page).flat_map(|(_, (docs, _))| docs.intersection(stems)).next().cloned()
+        });
+        let of_page: Vec<(StoredPassage, StoredText)> = self.passages.borrow().values().filter(|(p, _)| stems.contains(&p.doc)).cloned().collect();
+        Ok(PageBasis {
+            opened: ingest.map(|(opened, _)| opened.clone()),
+            conflict,
+            stored: of_page.iter().map(|(p, _)| p.clone()).collect(),
+            old: of_page.into_iter().map(|(_, t)| t).collect(),
+            committed_vocabulary: self.vocabulary.borrow().clone(),
+        })
+    }
+
+    async fn embed(&self, plan: &IngestPlan) -> Result<f64, ApiError> {
+        self.embedded.set(self.embedded.get() + plan.added.len() + plan.updated.len());
+        Ok(0.0)
+    }
+
+    async fn stage(&self, id: &str, page: u32, plan: &IngestPlan, _: Vec<String>, _: &[StoredText], stems: &BTreeSet<String>) -> Result<(), ApiError> {
+        let mut ingests = self.ingests.borrow_mut();
+        let (_, pages) = ingests.get_mut(id).ok_or(ApiError::IngestUnknown)?;
+        pages.insert(page, (stems.clone(), plan.clone()));
+        Ok(())
+    }
+
+    async fn commit_basis(&self, id: &str) -> Result<CommitBasis, ApiError> {
+        let ingests = self.ingests.borrow();
+        let Some((opened, pages)) = ingests.get(id) else { return Ok(CommitBasis::default()) };
+        Ok(CommitBasis {
+            opened: Some(opened.clone()),
+            deltas: pages.values().map(|(_, plan)| plan.delta.encode()).collect(),
+            stored_digest: self.digest.borrow().as_ref().map(Digest::encode),
+            removed: pages.values().flat_map(|(_, plan)| plan.removed.clone()).collect(),
+            stats_of: None,
+        })
+    }
+
+    async fn digest_from_rows(&self) -> Result<Digest, ApiError> {
+        let mut digest = Digest::default();
+        for (p, _) in self.passages.borrow().values() {
+            digest.add(&p.id, &p.hash);
+        }
+        Ok(digest)
+    }
+
+    async fn apply(&self, commit: &Commit<'_>) -> Result<Applied, ApiError> {
+        let current = self.version.borrow().clone().unwrap_or_else(|| "empty".into());
+        if self.race.get() || current != commit.base {
+            return Err(ApiError::IngestStale);
+        }
+        let (_, pages) = self.ingests.borrow_mut().remove(commit.id).ok_or(ApiError::IngestUnknown)?;
+        let mut passages = self.passages.borrow_mut();
+        for (_, plan) in pages.values() {
+            for id in &plan.removed {
+                passages.remove(id);
+            }
+            for p in plan.added.iter().chain(&plan.updated) {
+                let origin = if p.doc == crate::review::OPERATOR_DOC { Origin::Operator } else { Origin::Corpus };
+                let stored = StoredPassage { id: p.id.clone(), doc: p.doc.clone(), hash: p.content_hash(), origin };
+                passages.insert(p.id.clone(), (stored, StoredText { id: p.id.clone(), section: p.section.clone(), text: p.text.clone() }));
+            }
+        }
+        if let Some(docs) = commit.carry {
+            for (opened, staged) in self.ingests.borrow_mut().values_mut() {
+                if opened.base == commit.base && !staged.values().any(|(stems, _)| !stems.is_disjoint(docs)) {
+                    opened.base = commit.version.to_string();
+                }
+            }
+        }
+        *self.version.borrow_mut() = Some(commit.version.to_string());
+        *self.vocabulary.borrow_mut() = Some(commit.vocabulary_json.to_string());
+        *self.digest.borrow_mut() = Some(*commit.digest);
+        Ok(Applied::default())
+    }
+
+    async fn forget(&self, id: &str) -> Result<(), ApiError> {
+        self.ingests.borrow_mut().remove(id);
+        self.forgotten.borrow_mut().push(id.to_string());
         Ok(())
     }
 }

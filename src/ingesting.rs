@@ -243,3 +243,147 @@ pub async fn write_operator(staging: &impl Staging, id: &str, plan: &IngestPlan,
     staging.stage(id, 0, plan, rows, &basis.old, docs).await?;
     commit(staging, id, Some(docs)).await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fakes::FakeStaging;
+    use futures::executor::block_on;
+
+    fn doc(name: &str, text: &str) -> serde_json::Value {
+        serde_json::json!({ "name": name, "text": text })
+    }
+
+    fn docs() -> Vec<serde_json::Value> {
+        vec![
+            doc("pricing.md", "# Pricing\n\n## Desks\n\nA desk costs $300 per month.\n\n## Offices\n\nAn office costs $900 per month."),
+            doc("hours.md", "# Hours\n\n## Opening\n\nThe space opens at 8:00 on weekdays."),
+            doc("guests.md", "# Guests\n\n## Visitors\n\nA member may bring two guests a day."),
+        ]
+    }
+
+    fn page_of(documents: &[serde_json::Value]) -> PageRequest {
+        PageRequest::parse(serde_json::json!({ "documents": documents }).to_string().as_bytes()).unwrap()
+    }
+
+    fn begin_request(id: &str, complete: bool, documents: &[serde_json::Value]) -> BeginRequest {
+        let names: Vec<&str> = documents.iter().filter_map(|d| d["name"].as_str()).collect();
+        BeginRequest::parse(serde_json::json!({ "ingest": id, "complete": complete, "documents": names }).to_string().as_bytes()).unwrap()
+    }
+
+    /// Begins, sends `pages` (each a slice of documents), commits.
+    fn ingest(staging: &FakeStaging, id: &str, complete: bool, pages: &[&[serde_json::Value]]) -> Result<Committed, ApiError> {
+        let all: Vec<serde_json::Value> = pages.iter().flat_map(|p| p.iter().cloned()).collect();
+        block_on(begin(staging, &begin_request(id, complete, &all)))?;
+        for (n, documents) in pages.iter().enumerate() {
+            block_on(page(staging, id, n as u32, &page_of(documents), Origin::Corpus))?;
+        }
+        block_on(commit(staging, id, None))
+    }
+
+    const A: &str = "aaaaaaaaaaaaaaaa";
+    const B: &str = "bbbbbbbbbbbbbbbb";
+
+    #[test]
+    fn pages_commit_to_the_version_one_page_of_the_same_documents_makes() {
+        let docs = docs();
+        let paged = FakeStaging::default();
+        let in_pages = ingest(&paged, A, true, &[&docs[..1], &docs[1..]]).unwrap();
+        let whole = FakeStaging::default();
+        let at_once = ingest(&whole, A, true, &[&docs]).unwrap();
+        assert_eq!(in_pages.corpus_version, at_once.corpus_version);
+        assert_eq!((in_pages.passages, in_pages.pages, at_once.pages), (4, 2, 1));
+        assert_eq!(paged.passages.borrow().len(), 4);
+        // The same again changes nothing, and embeds nothing.
+        let embedded = paged.embedded.get();
+        assert_eq!(ingest(&paged, B, true, &[&docs]).unwrap().corpus_version, in_pages.corpus_version);
+        assert_eq!(paged.embedded.get(), embedded);
+    }
+
+    #[test]
+    fn a_resumed_ingest_skips_its_staged_pages_and_one_on_an_older_corpus_starts_over() {
+        let docs = docs();
+        let staging = FakeStaging::default();
+        ingest(&staging, A, true, &[&docs[..1]]).unwrap();
+        let request = begin_request(B, true, &docs);
+        block_on(begin(&staging, &request)).unwrap();
+        block_on(page(&staging, B, 0, &page_of(&docs[..1]), Origin::Corpus)).unwrap();
+        assert_eq!(block_on(begin(&staging, &request)).unwrap().pages_done, [0]);
+        ingest(&staging, "cccccccccccccccc", false, &[&docs[2..]]).unwrap();
+        let again = block_on(begin(&staging, &request)).unwrap();
+        assert_eq!(again.pages_done, Vec::<u32>::new(), "begun on an older corpus: it starts over");
+        assert_eq!(again.base, *staging.version.borrow().as_ref().unwrap());
+    }
+
+    #[test]
+    fn a_document_in_two_pages_conflicts_and_an_unknown_ingest_is_refused() {
+        let docs = docs();
+        let staging = FakeStaging::default();
+        block_on(begin(&staging, &begin_request(A, false, &docs))).unwrap();
+        block_on(page(&staging, A, 0, &page_of(&docs[..1]), Origin::Corpus)).unwrap();
+        let twice = block_on(page(&staging, A, 1, &page_of(&docs[..1]), Origin::Corpus));
+        assert!(matches!(twice, Err(ApiError::IngestConflict(_))), "{twice:?}");
+        assert!(block_on(page(&staging, A, 0, &page_of(&docs[..1]), Origin::Corpus)).is_ok(), "a page sent again replaces itself");
+        assert!(matches!(block_on(page(&staging, B, 0, &page_of(&docs), Origin::Corpus)), Err(ApiError::IngestUnknown)));
+        assert!(matches!(block_on(commit(&staging, B, None)), Err(ApiError::IngestUnknown)));
+    }
+
+    #[test]
+    fn a_stale_commit_is_dropped_whether_caught_before_or_inside_the_transaction() {
+        let docs = docs();
+        let staging = FakeStaging::default();
+        block_on(begin(&staging, &begin_request(A, false, &docs))).unwrap();
+        block_on(page(&staging, A, 0, &page_of(&docs[..1]), Origin::Corpus)).unwrap();
+        ingest(&staging, B, false, &[&docs[1..2]]).unwrap();
+        let version = staging.version.borrow().clone();
+        assert!(matches!(block_on(commit(&staging, A, None)), Err(ApiError::IngestStale)));
+        assert!(matches!(block_on(commit(&staging, A, None)), Err(ApiError::IngestUnknown)), "dropped: it must begin again");
+        assert_eq!(*staging.version.borrow(), version, "nothing applied");
+
+        block_on(begin(&staging, &begin_request(A, false, &docs))).unwrap();
+        block_on(page(&staging, A, 0, &page_of(&docs[..1]), Origin::Corpus)).unwrap();
+        staging.race.set(true);
+        assert!(matches!(block_on(commit(&staging, A, None)), Err(ApiError::IngestStale)));
+        assert_eq!(staging.forgotten.borrow().iter().filter(|id| *id == A).count(), 2);
+    }
+
+    #[test]
+    fn an_operator_write_moves_ingests_in_flight_on_and_they_commit_without_embedding_again() {
+        let docs = docs();
+        let staging = FakeStaging::default();
+        ingest(&staging, A, true, &[&docs[..1]]).unwrap();
+        block_on(begin(&staging, &begin_request(B, false, &docs[1..]))).unwrap();
+        block_on(page(&staging, B, 0, &page_of(&docs[1..]), Origin::Corpus)).unwrap();
+        let embedded = staging.embedded.get();
+
+        let passage = crate::corpus::chunk::Passage {
+            id: "operator-1".into(),
+            doc: crate::review::OPERATOR_DOC.into(),
+            section: "Approved answer".into(),
+            text: "Lockers rent for $15 a month.".into(),
+        };
+        let operator = BTreeSet::from([crate::review::OPERATOR_DOC.to_string()]);
+        let stored: Vec<StoredPassage> = staging.passages.borrow().values().map(|(p, _)| p.clone()).filter(|p| p.doc == crate::review::OPERATOR_DOC).collect();
+        let plan = crate::review::plan(&stored, passage, &Vocabulary::default());
+        block_on(write_operator(&staging, "dddddddddddddddd", &plan, &operator)).unwrap();
+
+        assert_eq!(block_on(begin(&staging, &begin_request(B, false, &docs[1..]))).unwrap().pages_done, [0], "moved on, not stale");
+        let committed = block_on(commit(&staging, B, None)).unwrap();
+        assert_eq!(staging.embedded.get(), embedded, "nothing embedded again");
+        assert_eq!(committed.passages, 5, "the corpus's four and the operator's one");
+        assert!(staging.passages.borrow().contains_key("operator-1"));
+    }
+
+    #[test]
+    fn a_complete_ingest_removes_the_documents_it_does_not_send_but_never_an_operators() {
+        let docs = docs();
+        let staging = FakeStaging::default();
+        ingest(&staging, A, true, &[&docs]).unwrap();
+        let passage = crate::corpus::chunk::Passage { id: "operator-2".into(), doc: crate::review::OPERATOR_DOC.into(), section: "S".into(), text: "A fact.".into() };
+        let operator = BTreeSet::from([crate::review::OPERATOR_DOC.to_string()]);
+        let plan = crate::review::plan(&[], passage, &Vocabulary::default());
+        block_on(write_operator(&staging, "dddddddddddddddd", &plan, &operator)).unwrap();
+        let begun = block_on(begin(&staging, &begin_request(B, true, &docs[..1]))).unwrap();
+        assert_eq!(begun.remove, ["guests", "hours"]);
+    }
+}

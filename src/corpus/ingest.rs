@@ -32,7 +32,7 @@ pub struct StoredPassage {
 }
 
 /// What re-ingesting changes.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct IngestPlan {
     pub added: Vec<Passage>,
     pub updated: Vec<Passage>,

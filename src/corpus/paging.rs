@@ -246,7 +246,7 @@ fn pack(entries: Vec<String>, (open, close): (char, char)) -> Vec<String> {
 }
 
 /// A stored passage's heading and text: what its index terms were.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub struct StoredText {
     pub id: String,
     pub section: String,
