@@ -14,7 +14,10 @@ use crate::maintenance::{self, Cutoffs, Step, Upkeep};
 use crate::ports::{Corpus, Ports};
 
 /// Pinned answers asked again per cron run after a deploy changes the build.
-const REVALIDATE_PER_RUN: u32 = 10;
+/// Each is a whole `/ask` (about 22 D1 queries on the Workers AI engine)
+/// and a pin: two keep the step inside the Free plan's 50 per invocation;
+/// at two every 30 minutes, 96 pins a day are renewed.
+const REVALIDATE_PER_RUN: u32 = 2;
 
 #[event(scheduled)]
 async fn scheduled(_event: worker::ScheduledEvent, env: Env, _ctx: worker::ScheduleContext) {
