@@ -225,6 +225,16 @@ pub fn staged_rows(plan: &IngestPlan, origin: Origin, patterns: &Patterns, works
     Ok(pack(rows.map_err(|e| ApiError::BadRequest(format!("staged row: {e}")))?, ('[', ']')))
 }
 
+/// The stored passages a plan replaces or removes, as JSON arrays of
+/// `{"id", "hash"}` (no hash: removed), at most [`STATEMENT_BYTES`] each:
+/// what a workspace write deletes first, once for the plan, rather than once
+/// for each array of its rows.
+pub fn touched_rows(plan: &IngestPlan) -> Vec<String> {
+    let updated = plan.updated.iter().map(|p| serde_json::json!({ "id": p.id, "hash": p.content_hash() }).to_string());
+    let removed = plan.removed.iter().map(|id| serde_json::json!({ "id": id }).to_string());
+    pack(updated.chain(removed).collect(), ('[', ']'))
+}
+
 /// JSON entries packed into containers (`[…]` or `{…}`) of at most
 /// [`STATEMENT_BYTES`] each.
 fn pack(entries: Vec<String>, (open, close): (char, char)) -> Vec<String> {

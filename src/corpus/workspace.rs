@@ -375,10 +375,40 @@ mod tests {
         assert_eq!(Document::read(DocumentKind::Markdown, "a.md", vec![0xff]).unwrap_err().code(), "bad_request");
     }
 
-    /// The largest upload the default limits allow is written in a handful of
-    /// JSON arrays (eight set-based statements each, four for a new
-    /// document): inside the Free plan's 50 D1 queries per invocation with
-    /// room for the request's reads, whatever its passage count.
+    /// D1 statements of a workspace write (`glue::d1`): four deletes per
+    /// array of touched passages, four inserts per array of rows, and the
+    /// version's update.
+    fn write_statements(plan: &IngestPlan) -> usize {
+        let rows = crate::corpus::paging::staged_rows(plan, crate::api::response::Origin::Upload, &Default::default(), Some("00000000000000aa")).unwrap();
+        crate::corpus::paging::touched_rows(plan).len() * 4 + rows.len() * 4 + 1
+    }
+
+    /// The largest upload the default limits allow, and its re-upload with
+    /// every passage changed, ASCII or not, are written in a few set-based
+    /// statements: inside the Free plan's 50 D1 queries per invocation with
+    /// room for the request's reads, whatever the passage count.
+    #[test]
+    fn the_largest_default_upload_and_its_reupload_are_a_few_statements() {
+        let limits = Limits::default();
+        let ws = "00000000000000aa";
+        // About 400 passages of non-ASCII text (two or three bytes a character).
+        let paragraph = "Каждое слово здесь не ASCII — ü, 東京, ƒ, ∑, участники могут бронировать тихую комнату. ".repeat(10);
+        let mut text = String::from("# Раздел\n\n");
+        for i in 0..199 {
+            text.push_str(&format!("## Часть {i}\n\n{paragraph}\n\n"));
+        }
+        let first = plan_upload(ws, "h.md", &Document::Markdown(text.clone()), &[], &limits).unwrap();
+        assert!(first.added.len() > 380, "{} passages", first.added.len());
+        let stored: Vec<StoredPassage> =
+            first.added.iter().map(|p| StoredPassage { id: p.id.clone(), doc: p.doc.clone(), hash: p.content_hash(), origin: Default::default() }).collect();
+        let again = plan_upload(ws, "h.md", &Document::Markdown(text.replace("ü", "ö")), &stored, &limits).unwrap();
+        assert_eq!(again.updated.len(), first.added.len(), "every passage changed");
+        for plan in [&first, &again] {
+            let statements = write_statements(plan);
+            assert!(statements <= 45, "{statements} statements");
+        }
+    }
+
     #[test]
     fn the_largest_default_upload_is_a_few_statements() {
         let limits = Limits::default();
@@ -391,8 +421,7 @@ mod tests {
         let plan = plan_upload("00000000000000aa", "handbook.md", &Document::Markdown(text), &[], &limits).unwrap();
         let rows = crate::corpus::paging::staged_rows(&plan, crate::api::response::Origin::Upload, &Default::default(), Some("00000000000000aa")).unwrap();
         assert!(plan.added.len() > 150, "{} passages", plan.added.len());
-        let statements = rows.len() * 8 + 1; // and the version's update
-        assert!(statements <= 42, "{} arrays", rows.len());
+        assert!(write_statements(&plan) <= 42, "{} arrays", rows.len());
         assert!(rows[0].contains("\"w00000000000000aa/n:4\""), "references scoped to the workspace");
     }
 

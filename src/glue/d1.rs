@@ -160,23 +160,25 @@ impl D1Corpus {
         Ok(())
     }
 
-    /// The statements that write a plan into a workspace: its rows as a
+    /// The statements that write a plan into a workspace with
+    /// [`PassageWriter`]: the deletes once, over the passages it replaces or
+    /// removes (none for a new document), then the inserts over its rows as a
     /// page stages them (text, index terms, references and anchors, keys
     /// scoped to the workspace), in JSON arrays of at most
-    /// [`paging::STATEMENT_BYTES`], each written by [`PassageWriter`] (the
-    /// four inserts alone for a new document): an upload of the default size
-    /// stays inside the Free plan's 50 D1 queries per invocation, whatever
-    /// its passage count. An upload's references use the general words
-    /// only: a corpus's own are the corpus's.
+    /// [`paging::STATEMENT_BYTES`]: the largest upload the default limits
+    /// allow, re-uploaded, stays inside the Free plan's 50 D1 queries per
+    /// invocation. An upload's references use the general words only: a
+    /// corpus's own are the corpus's.
     fn changes(&self, plan: &IngestPlan, workspace: &str, origin: Origin) -> Result<Vec<D1PreparedStatement>, ApiError> {
         let scope = workspace::token(Some(workspace));
-        // A new document touches no stored row: its arrays need no deletes.
-        let skip = if plan.updated.is_empty() && plan.removed.is_empty() { PassageWriter::DELETES } else { 0 };
+        let args = |rows: &str| [rows.into(), workspace.into(), scope.as_str().into()];
         let writer = PassageWriter::Json;
         let mut batch = Vec::new();
+        for touched in paging::touched_rows(plan) {
+            batch.extend(writer.statements(self, &args(&touched), PassageWriter::DELETES)?);
+        }
         for rows in paging::staged_rows(plan, origin, &Patterns::default(), Some(workspace))? {
-            let args = [rows.as_str().into(), workspace.into(), scope.as_str().into()];
-            batch.extend(writer.statements(self, &args, skip)?);
+            batch.extend(writer.statements(self, &args(&rows), PassageWriter::WRITES)?);
         }
         Ok(batch)
     }
@@ -212,8 +214,11 @@ pub(super) enum PassageWriter {
 }
 
 impl PassageWriter {
-    /// How many of the statements come first and only delete.
-    const DELETES: usize = 4;
+    /// The statements that delete (the touched passages' index rows, edges,
+    /// and the removed passages), and those that write; together, all.
+    pub(super) const DELETES: std::ops::Range<usize> = 0..4;
+    pub(super) const WRITES: std::ops::Range<usize> = 4..8;
+    pub(super) const ALL: std::ops::Range<usize> = 0..8;
 
     fn rows(&self) -> &'static str {
         match self {
@@ -228,9 +233,9 @@ impl PassageWriter {
         }
     }
 
-    /// The statements, bound to `args` (each given the parameters it
-    /// uses), from the `skip`-th on.
-    pub(super) fn statements(&self, corpus: &D1Corpus, args: &[JsValue; 3], skip: usize) -> Result<Vec<D1PreparedStatement>, ApiError> {
+    /// The statements `steps` names, bound to `args` (each given the
+    /// parameters it uses).
+    pub(super) fn statements(&self, corpus: &D1Corpus, args: &[JsValue; 3], steps: std::ops::Range<usize>) -> Result<Vec<D1PreparedStatement>, ApiError> {
         let rows = self.rows();
         let sql = [
             format!("DELETE FROM passages_fts WHERE rowid IN (SELECT p.rowid FROM passages p WHERE p.id IN (SELECT id FROM {rows}))"),
@@ -256,7 +261,7 @@ impl PassageWriter {
         ];
         // D1 wants exactly as many arguments as the highest parameter a statement names.
         let used = |sql: &str| (1..=3).rev().find(|n| sql.contains(&format!("?{n}"))).unwrap_or(0);
-        sql[skip..].iter().map(|sql| corpus.statement(sql, &args[..used(sql)])).collect()
+        sql[steps].iter().map(|sql| corpus.statement(sql, &args[..used(sql)])).collect()
     }
 }
 

@@ -203,7 +203,7 @@ impl<'a> D1Staging<'a> {
     /// statistics. Each is one set-based statement, whatever the page count.
     fn apply_staged(&self, id: &str) -> Result<Vec<D1PreparedStatement>, ApiError> {
         let args = [id.into(), JsValue::NULL, workspace::token(None).into()];
-        let mut statements = PassageWriter::Staged.statements(&self.corpus, &args, 0)?;
+        let mut statements = PassageWriter::Staged.statements(&self.corpus, &args, PassageWriter::ALL)?;
         statements.push(self.statement(
             "INSERT INTO term_stats (term, passages) SELECT term, sum(delta) FROM staged_terms WHERE ingest = ?1 GROUP BY term \
              ON CONFLICT (term) DO UPDATE SET passages = passages + excluded.passages",

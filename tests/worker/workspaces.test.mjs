@@ -231,6 +231,14 @@ test('uploading a file of the same name replaces it; a new version is a new cach
   assert.deepEqual(described.documents, [{ name: 'ferry', passages: 1 }, { name: 'notes', passages: 1 }]);
   const index = indexRows(worker.persist);
   assert.deepEqual([index.rows, index.keyed], [index.passages, index.passages], 'each passage indexed once, under its rowid');
+  // A section added, then taken out again: its passage and index row go.
+  const grown = await upload(worker.url, w.id, w.secret, 'ferry.md', `${FERRY}\n## Fares\n\nA single crossing costs 4 euros.\n`);
+  assert.deepEqual([grown.body.added, grown.body.passages], [1, 3], "the workspace holds three");
+  const shrunk = await upload(worker.url, w.id, w.secret, 'ferry.md', FERRY);
+  assert.deepEqual([shrunk.body.removed, shrunk.body.passages], [1, 2]);
+  assert.match((await askIn(w.secret, FERRY_QUESTION)).body.answer, /7:15 am/);
+  const after = indexRows(worker.persist);
+  assert.deepEqual([after.rows, after.keyed, after.passages], [index.passages, index.passages, index.passages], 'the removed passage left no index row');
 });
 
 test('DELETE removes everything of a workspace and clears the cookie', async () => {
