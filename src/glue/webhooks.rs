@@ -24,6 +24,29 @@ use crate::ports::Notifier;
 const RETRIES_PER_RUN: u32 = 20;
 /// How long a delivery's row (and so its key's deduplication) is kept.
 const KEPT_SECONDS: u64 = 7 * 86_400;
+/// Keys this isolate has queued, remembered so a repeated event (the cap,
+/// reached again by every request after it) costs no D1 write; forgotten
+/// whole past this many.
+const KEYS_REMEMBERED: usize = 1024;
+
+thread_local! {
+    static QUEUED: RefCell<std::collections::HashSet<String>> = RefCell::default();
+}
+
+/// Whether this isolate queued `key` before.
+fn queued_before(key: &str) -> bool {
+    QUEUED.with(|queued| queued.borrow().contains(key))
+}
+
+fn remember(key: String) {
+    QUEUED.with(|queued| {
+        let mut queued = queued.borrow_mut();
+        if queued.len() >= KEYS_REMEMBERED {
+            queued.clear();
+        }
+        queued.insert(key);
+    });
+}
 
 /// Where escalations go; cheap to clone (clones share what was noted), so
 /// a handler can send them in `waitUntil`.
@@ -116,6 +139,10 @@ struct Due {
 impl Hook {
     /// Queues `event` unless its key was queued before, then tries it.
     async fn first(&self, event: &Escalation, now: u64, origin: Option<&str>) -> Result<(), ApiError> {
+        let key = event.key();
+        if queued_before(&key) {
+            return Ok(());
+        }
         let id = hex(&random_bytes());
         let envelope = Envelope { id: &id, created_at: now, format: self.settings.format, origin };
         let body = event.body(&envelope);
@@ -126,11 +153,12 @@ impl Hook {
                 "INSERT INTO webhook_deliveries (key, id, type, body, created_at, next_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5) \
                  ON CONFLICT (key) DO NOTHING",
             )
-            .bind(&[event.key().into(), id.as_str().into(), kind.into(), body.as_str().into(), JsValue::from(now as f64)])
+            .bind(&[key.as_str().into(), id.as_str().into(), kind.into(), body.as_str().into(), JsValue::from(now as f64)])
             .map_err(dependency("bind delivery"))?
             .run()
             .await
             .map_err(dependency("queue delivery"))?;
+        remember(key);
         if queued.meta().ok().flatten().and_then(|m| m.changes).unwrap_or(0) == 0 {
             return Ok(()); // Sent (or queued) before.
         }
