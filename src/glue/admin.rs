@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use worker::{Context, Env, Request, Response};
 
 use super::d1::{database, D1Corpus};
-use super::{ai, cache, config, json, read_json_body, secret, vectorize, vectors};
+use super::{ai, cache, config, json, now, read_json_body, secret, vectorize, vectors};
 use super::audit::D1Audit;
 use super::ledger::D1Ledger;
 use super::webhooks;
@@ -17,10 +17,6 @@ use crate::guards::cache as answers;
 use crate::guards::audit::Walk;
 use crate::guards::spend;
 use crate::ports::Corpus;
-
-fn now() -> u64 {
-    (worker::js_sys::Date::now() / 1000.0) as u64
-}
 
 /// Admin routes fail closed: no `ADMIN_TOKEN` configured means no admin access.
 pub fn require_admin(req: &Request, env: &Env) -> Result<(), ApiError> {

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use worker::wasm_bindgen::JsValue;
-use worker::{D1Database, D1PreparedStatement, Env};
+use worker::{D1Database, D1PreparedStatement, D1Result, Env};
 
 use crate::api::error::{ApiError, DocumentError};
 use crate::corpus::ingest::{Digest, IngestPlan, StoredPassage};
@@ -56,6 +56,11 @@ fn remembered() -> Option<CorpusState> {
 /// done, is for the log only.
 pub(super) fn dependency(context: &str) -> impl Fn(worker::Error) -> ApiError + '_ {
     move |e| ApiError::Dependency(format!("D1 {context}: {e}"))
+}
+
+/// The `i`-th result of a batch; `what` names the batch in the error.
+pub(super) fn nth<'r>(results: &'r [D1Result], i: usize, what: &str) -> Result<&'r D1Result, ApiError> {
+    results.get(i).ok_or_else(|| ApiError::Dependency(format!("D1 {what}: no result {i}")))
 }
 
 /// Every row a statement returns, decoded; `what` names the read in the log.
@@ -349,7 +354,7 @@ impl Corpus for D1Corpus {
             batch.push(self.counts(&Scope::Only(id.to_string()), terms)?);
         }
         let results = self.db.batch(batch).await.map_err(dependency("lookup statistics"))?;
-        let result = |i: usize| results.get(i).ok_or_else(|| ApiError::Dependency(format!("D1 lookup: no result {i}")));
+        let result = |i: usize| nth(&results, i, "lookup");
         let sizes: Vec<Sizes> = result(0)?.results().map_err(dependency("decode sizes"))?;
         let sizes = sizes.into_iter().next().unwrap_or_default();
         let own_freqs = match workspace {
@@ -417,7 +422,7 @@ impl D1Corpus {
             self.counts(&shared, terms)?,
         ];
         let results = self.db.batch(batch).await.map_err(dependency("count shared"))?;
-        let result = |i: usize| results.get(i).ok_or_else(|| ApiError::Dependency(format!("D1 count shared: no result {i}")));
+        let result = |i: usize| nth(&results, i, "count shared");
         let rows: Vec<Count> = result(0)?.results().map_err(dependency("decode count"))?;
         Ok((rows.first().map_or(0, |r| r.n), counted(result(1)?, terms)?))
     }

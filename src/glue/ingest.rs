@@ -11,11 +11,11 @@ use worker::wasm_bindgen::JsValue;
 use worker::{Context, D1PreparedStatement, Env, Request, Response};
 
 use super::admin::require_admin;
-use super::d1::{database, dependency, rows, Count, D1Corpus, PassageWriter};
+use super::d1::{database, dependency, nth, rows, Count, D1Corpus, PassageWriter};
 use super::ledger::D1Ledger;
 use super::ports::workers_ai;
 use super::webhooks;
-use super::{config, json, new_request_id, read_json_body, vectorize, vectors};
+use super::{config, json, new_request_id, now, read_json_body, vectorize, vectors};
 use crate::api::error::ApiError;
 use crate::api::response::Origin;
 use crate::config::{Config, Engine};
@@ -30,10 +30,6 @@ use crate::ports::CorpusState;
 const MAX_INGEST_BODY: usize = 8 * 1024 * 1024;
 /// How long an unfinished ingest's staged pages are kept (the cron drops them).
 const ABANDONED_AFTER_SECONDS: u64 = 86_400;
-
-fn now() -> u64 {
-    (worker::js_sys::Date::now() / 1000.0) as u64
-}
 
 /// `/admin/ingest/…`: begin, pages, commit.
 pub async fn route(req: &mut Request, env: &Env, ctx: &Context, path: &str) -> Result<Response, ApiError> {
@@ -221,11 +217,6 @@ fn first<T: serde::de::DeserializeOwned>(result: &worker::D1Result, what: &'stat
 
 fn all<T: serde::de::DeserializeOwned>(result: &worker::D1Result, what: &'static str) -> Result<Vec<T>, ApiError> {
     result.results().map_err(dependency(what))
-}
-
-/// The `i`-th result of a batch.
-fn nth<'r>(results: &'r [worker::D1Result], i: usize, what: &str) -> Result<&'r worker::D1Result, ApiError> {
-    results.get(i).ok_or_else(|| ApiError::Dependency(format!("D1 {what}: no result {i}")))
 }
 
 impl Staging for D1Staging<'_> {

@@ -25,7 +25,7 @@ async fn scheduled(_event: worker::ScheduledEvent, env: Env, _ctx: worker::Sched
         Ok(config) => config,
         Err(e) => return console_error!("scheduled maintenance cannot start: {e}"),
     };
-    let cutoffs = Cutoffs::at(worker::js_sys::Date::now() as u64, &config);
+    let cutoffs = Cutoffs::at(super::now_ms(), &config);
     let upkeep = WorkerUpkeep { env: &env, config: &config };
     for (step, e) in maintenance::run(&upkeep, &cutoffs).await {
         console_error!("scheduled maintenance: {step:?} failed: {e}");

@@ -205,6 +205,16 @@ fn header(req: &Request, name: &str) -> Option<String> {
     req.headers().get(name).ok().flatten()
 }
 
+/// Unix seconds, now.
+fn now() -> u64 {
+    now_ms() / 1000
+}
+
+/// Unix milliseconds, now.
+fn now_ms() -> u64 {
+    worker::js_sys::Date::now() as u64
+}
+
 /// Runs `work` for at most `ms` milliseconds; `None` when the timer won.
 async fn within<T>(ms: u32, work: impl std::future::Future<Output = T>) -> Option<T> {
     use futures::future::{select, Either};
@@ -219,7 +229,7 @@ async fn within<T>(ms: u32, work: impl std::future::Future<Output = T>) -> Optio
 fn random_bytes() -> [u8; 16] {
     let mut bytes = [0u8; 16];
     if getrandom::getrandom(&mut bytes).is_err() {
-        bytes[..8].copy_from_slice(&(worker::js_sys::Date::now() as u64).to_be_bytes());
+        bytes[..8].copy_from_slice(&now_ms().to_be_bytes());
     }
     bytes
 }
@@ -229,7 +239,7 @@ fn new_request_id() -> String {
     let random = random_bytes();
     let mut tail = [0u8; 10];
     tail.copy_from_slice(&random[..10]);
-    crate::guards::audit::request_id(worker::js_sys::Date::now() as u64, &tail)
+    crate::guards::audit::request_id(now_ms(), &tail)
 }
 
 /// A random (version 4) UUID, as siteverify's idempotency key.

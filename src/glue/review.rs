@@ -15,7 +15,7 @@ use super::d1::{database, dependency, rows, D1Corpus};
 use super::ingest;
 use super::ledger::D1Ledger;
 use super::ports::workers_ai;
-use super::{cache, config, json, read_json_body, vectors};
+use super::{cache, config, json, now, now_ms, read_json_body, vectors};
 use crate::api::error::ApiError;
 use crate::api::response::Origin;
 use crate::config::{Config, Engine};
@@ -26,10 +26,6 @@ use crate::review::{self, Approval, Closing, Desk, Enqueued, Evidence, OpenItem,
 
 /// Largest approval body.
 const MAX_APPROVAL_BODY: usize = 16 * 1024;
-
-fn now() -> u64 {
-    (worker::js_sys::Date::now() / 1000.0) as u64
-}
 
 pub struct D1Review {
     pub db: D1Database,
@@ -250,10 +246,6 @@ impl Desk for D1Desk<'_> {
 /// The one document every operator passage of the shared corpus belongs to.
 fn operator_doc() -> BTreeSet<String> {
     BTreeSet::from([review::OPERATOR_DOC.to_string()])
-}
-
-fn now_ms() -> u64 {
-    worker::js_sys::Date::now() as u64
 }
 
 /// `POST /admin/review/{id}/approve`: [`review::approve`].

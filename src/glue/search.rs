@@ -65,7 +65,7 @@ async fn run(req: &Request, env: &Env, request_id: &str, deliver: impl FnOnce(Re
         Err(e) => return deliver(Err(e)),
     };
     deliver(search_with(req, env, &ports, &config, request_id).await);
-    ports.notifier().send((worker::js_sys::Date::now() / 1000.0) as u64).await;
+    ports.notifier().send(super::now()).await;
 }
 
 async fn search_with(req: &Request, env: &Env, ports: &WorkerPorts<'_>, config: &Config, request_id: &str) -> Result<Found, ApiError> {

@@ -13,7 +13,7 @@ use worker::wasm_bindgen::JsValue;
 use worker::{console_error, AbortController, Context, D1Database, Env, Fetch, Headers, Method, Request, RequestInit};
 
 use super::d1::{database, dependency, rows};
-use super::{random_bytes, secret, within};
+use super::{now, random_bytes, secret, within};
 use crate::api::error::ApiError;
 use crate::config::Config;
 use crate::corpus::chunk::hex;
@@ -70,9 +70,9 @@ impl Webhook {
     /// The webhook `env` configures, if any (a URL without a signing secret
     /// sends nothing, and says so).
     pub fn new(env: &Env, config: &Config) -> Webhook {
-        let hook = match (secret(env, "ESCALATION_WEBHOOK_URL"), secret(env, "ESCALATION_WEBHOOK_SECRET"), database(env)) {
-            (Some(url), Some(secret), Ok(db)) => Some(Rc::new(Hook { url, secret, settings: config.escalation.clone(), db })),
-            (Some(_), None, _) => {
+        let hook = match (secret(env, "ESCALATION_WEBHOOK_URL"), secret(env, "ESCALATION_WEBHOOK_SECRET")) {
+            (Some(url), Some(secret)) => database(env).ok().map(|db| Rc::new(Hook { url, secret, settings: config.escalation.clone(), db })),
+            (Some(_), None) => {
                 console_error!("alarm: ESCALATION_WEBHOOK_URL is set without ESCALATION_WEBHOOK_SECRET: no escalation is sent");
                 None
             }
@@ -94,10 +94,6 @@ impl Webhook {
         }
         ctx.wait_until(async move { self.send(now()).await });
     }
-}
-
-fn now() -> u64 {
-    (worker::js_sys::Date::now() / 1000.0) as u64
 }
 
 /// Notes `event` and sends it once `ctx`'s response is on its way.

@@ -12,7 +12,7 @@ use worker::{Context, D1Database, Env, Method, Request, Response};
 
 use super::d1::{database, dependency, rows, D1Corpus};
 use super::ports::{workers_ai, WorkerPorts};
-use super::{cache, config, header, is_admin, json, vectorize, vectors, workspace_secret, TURNSTILE_HEADER};
+use super::{cache, config, header, is_admin, json, now, vectorize, vectors, workspace_secret, TURNSTILE_HEADER};
 use crate::api::error::{ApiError, DocumentError};
 use crate::api::response::Origin;
 use crate::config::Engine;
@@ -32,10 +32,6 @@ const DELETE_BATCH: usize = 1000;
 /// Edge-cache copies a `DELETE` drops (one subrequest each); the cron's
 /// expiry drops none, to stay within an invocation's subrequests.
 const EDGE_FORGET_PER_DELETE: u32 = 20;
-
-fn now() -> u64 {
-    (worker::js_sys::Date::now() / 1000.0) as u64
-}
 
 /// Routes `/workspaces` and below.
 pub async fn route(req: &mut Request, env: &Env, ctx: &Context, request_id: &str) -> Result<Response, ApiError> {
