@@ -9,7 +9,10 @@
 //! or fooled (0.9 for every claim, "answers: yes"). The workerd run is the
 //! reference; this one only makes the loop short.
 //!
-//!   scripts/bench-judge --native [--show dev|test|all]
+//!   scripts/bench-judge --native [--meaning] [--show dev|test|all]
+//!   (--meaning: the embedding reads meaning as the perfect judge does: a
+//!   question lies near its gold passages, and so does each of its words the
+//!   corpus never uses; what is left refused is the deterministic checks')
 //!   (bench_judge CORPUS_DIR CASES.json… [-- CORPUS_DIR CASES.json…]… [--show …]: each
 //!   corpus with its cases, then all of them together)
 
@@ -169,11 +172,45 @@ enum Mode {
 
 struct BenchModels {
     index: Vec<(String, Vec<f32>)>,
+    /// Each passage's heading, to find a case's gold sections.
+    sections: Vec<(String, String)>,
+    /// `--meaning`: the embedding model reads meaning as well as the
+    /// perfect judge does (see [`BenchModels::meaning`]).
+    meaning: bool,
     case: std::cell::RefCell<Option<Case>>,
     mode: Cell<Mode>,
 }
 
 impl BenchModels {
+    /// With `--meaning`, what a text means: a case's question means what its
+    /// gold passages say, and so does each word of it the model is asked
+    /// about (a word of the question the corpus never uses). An
+    /// unanswerable case has no gold passage, so nothing it asks lies near
+    /// anything by meaning: its words keep the hashed embedding.
+    fn meaning(&self, text: &str) -> Option<Vec<f32>> {
+        let case = self.case.borrow();
+        let c = case.as_ref().filter(|_| self.meaning)?;
+        let asked = text == c.question || (!text.contains(' ') && words(&c.question).iter().any(|w| words(text).contains(w)));
+        let gold: Vec<&Vec<f32>> = self
+            .index
+            .iter()
+            .zip(&self.sections)
+            .filter(|((id, _), (_, section))| c.passages.contains(id) || c.gold.iter().any(|g| section == g || section.starts_with(&format!("{g} "))))
+            .map(|((_, v), _)| v)
+            .collect();
+        if !asked || gold.is_empty() {
+            return None;
+        }
+        let mut v = vec![0f64; DIMENSIONS];
+        for g in &gold {
+            for (x, y) in v.iter_mut().zip(g.iter()) {
+                *x += f64::from(*y);
+            }
+        }
+        let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        Some(v.iter().map(|x| (x / norm) as f32).collect())
+    }
+
     fn gold(&self, prompt: &str) -> Vec<String> {
         let case = self.case.borrow();
         let Some(c) = case.as_ref() else { return Vec::new() };
@@ -244,7 +281,7 @@ fn usage(prompt: &str, response: &str) -> Reported {
 impl Models for BenchModels {
     async fn embed(&self, texts: &[String]) -> Result<Embeddings, ModelError> {
         let tokens = texts.iter().map(|t| t.len().div_ceil(4) as u64).sum();
-        Ok(Embeddings { vectors: texts.iter().map(|t| embed(t)).collect(), usage: Reported { input_tokens: Some(tokens), output_tokens: Some(0) } })
+        Ok(Embeddings { vectors: texts.iter().map(|t| self.meaning(t).unwrap_or_else(|| embed(t))).collect(), usage: Reported { input_tokens: Some(tokens), output_tokens: Some(0) } })
     }
 
     async fn chat(&self, _: Role, messages: &[Message], _: &Value, _: u32) -> Result<Reply, ModelError> {
@@ -386,13 +423,16 @@ fn report(name: &str, rows: &[Row], show: &[String]) {
             println!("    retrieved {}", body.retrieval.iter().map(|h| h.passage_id.as_str()).collect::<Vec<_>>().join(", "));
         }
         if let Some(body) = r.wrong.as_ref().filter(|b| b.status == Status::Answered) {
+            let said = |name: &str| body.stages.iter().find(|s| format!("{:?}", s.name) == name).map(|s| s.detail.clone()).unwrap_or_default();
             println!(
-                "  WRONG SHOWN {} ({}, {}): {}\n    {}",
+                "  WRONG SHOWN {} ({}, {}): {}\n    {}\n    sanity: {}\n    gate: {}",
                 r.case.id,
                 r.case.split,
                 r.case.wrong_kind.as_deref().unwrap_or("?"),
                 r.case.question,
-                body.answer.as_deref().unwrap_or("")
+                body.answer.as_deref().unwrap_or(""),
+                said("Sanity"),
+                said("Gate")
             );
         }
     }
@@ -401,6 +441,8 @@ fn report(name: &str, rows: &[Row], show: &[String]) {
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut show = Vec::new();
+    let meaning = args.iter().any(|a| a == "--meaning");
+    args.retain(|a| a != "--meaning");
     if let Some(at) = args.iter().position(|a| a == "--show") {
         let which = args.get(at + 1).cloned().unwrap_or_default();
         show = match which.as_str() {
@@ -413,7 +455,7 @@ fn main() {
     let mut all = Vec::new();
     for group in &groups {
         let (dir, files) = group.split_first().expect("usage: bench_judge CORPUS_DIR CASES.json… [-- CORPUS_DIR CASES.json…]… [--show dev|test|all]");
-        let rows = bench(dir, files);
+        let rows = bench(dir, files, meaning);
         report(dir, &rows, &show);
         all.extend(rows);
     }
@@ -423,7 +465,7 @@ fn main() {
 }
 
 /// Every paired case of one corpus, right and wrong.
-fn bench(dir: &str, files: &[String]) -> Vec<Row> {
+fn bench(dir: &str, files: &[String], meaning: bool) -> Vec<Row> {
     let corpus = MemoryCorpus::load(Path::new(dir)).expect("the corpus folder is readable");
     let index: Vec<(String, Vec<f32>)> = corpus.passages().map(|p| (p.id.clone(), embed(&format!("{}\n{}", p.section, p.text)))).collect();
     let cases: Vec<Case> = files
@@ -431,7 +473,8 @@ fn bench(dir: &str, files: &[String]) -> Vec<Row> {
         .flat_map(|f| serde_json::from_str::<Vec<Case>>(&std::fs::read_to_string(f).expect("cases readable")).expect("cases parse"))
         .collect();
     let config = Config { engine: Engine::WorkersAi, daily_cap_usd: 1000.0, ..Config::default() };
-    let models = BenchModels { index, case: std::cell::RefCell::new(None), mode: Cell::new(Mode::Right) };
+    let sections = corpus.passages().map(|p| (p.id.clone(), p.section.clone())).collect();
+    let models = BenchModels { index, sections, meaning, case: std::cell::RefCell::new(None), mode: Cell::new(Mode::Right) };
     let state = futures::executor::block_on(corpus.state()).expect("state");
     let pipeline = Pipeline { corpus: &corpus, clock: &FixedClock, config: &config, models: Some(&models), scope: Scope::Shared };
     let run = |mode: Mode, case: &Case| {

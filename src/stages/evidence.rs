@@ -21,8 +21,9 @@ pub struct FocusTerm {
     /// A word the corpus never uses that frames the question ("the coworking
     /// space") rather than naming what it asks (see [`Focus::framed`]).
     pub framing: bool,
-    /// A framing word whose meaning lies near a retrieved passage (Workers
-    /// AI): covered wherever that passage is (see [`Focus::meant`]).
+    /// A word the corpus never uses whose meaning lies near a retrieved
+    /// passage (Workers AI): covered wherever that passage is (see
+    /// [`Focus::meant`]).
     pub by_meaning: bool,
 }
 
@@ -94,11 +95,14 @@ impl Focus {
         self
     }
 
-    /// Marks the framing words whose meaning a retrieved passage holds
-    /// (`meant`, read by the embedding model): they count as covered. A word
-    /// of the question's core the corpus never uses still refuses.
-    pub fn meant(mut self, meant: &[String]) -> Focus {
-        for t in self.terms.iter_mut().filter(|t| t.framing && meant.contains(&t.term)) {
+    /// Marks the words the corpus never uses whose meaning a retrieved
+    /// passage holds (`meant`, read by the embedding model): they count as
+    /// covered, a framing word ("coworking") and the head of the asked
+    /// relation alike ("who do I *talk* to", "can you *shut* my account").
+    /// A name (`names`) never does: a plan the corpus never names is none
+    /// of its plans, however near in meaning.
+    pub fn meant(mut self, meant: &[String], names: &[String]) -> Focus {
+        for t in self.terms.iter_mut().filter(|t| t.doc_freq == 0 && meant.contains(&t.term) && !names.contains(&t.term)) {
             t.by_meaning = true;
         }
         self
@@ -116,9 +120,10 @@ impl Focus {
         self.terms.iter().any(|t| t.term == term && t.weight >= mean - 1e-9)
     }
 
-    /// Words of the question's core no passage of the corpus contains.
+    /// Words of the question's core no passage of the corpus contains, nor
+    /// a retrieved one holds in meaning.
     pub fn unknown(&self) -> Vec<&str> {
-        self.terms.iter().filter(|t| t.doc_freq == 0 && !t.framing).map(|t| t.word.as_str()).collect()
+        self.terms.iter().filter(|t| t.doc_freq == 0 && !t.framing && !t.by_meaning).map(|t| t.word.as_str()).collect()
     }
 
     /// The weighted share of the question's terms found in `present` (0..=1).
@@ -271,6 +276,21 @@ mod tests {
         assert!(matches!(judge_q(&core, &hits, 0.6), Evidence::Insufficient { .. }));
         let all_unknown = focus("rooftop terrace", &[0, 0]).framed(&[]);
         assert_eq!(all_unknown.unknown(), ["rooftop", "terrace"]);
+    }
+
+    /// Read by meaning (Workers AI), a word the corpus never uses is covered
+    /// when a retrieved passage holds its sense, the head of the asked
+    /// relation too ("who do I *talk* to"); a name never is.
+    #[test]
+    fn an_unknown_word_near_a_passage_in_meaning_is_covered() {
+        let hits = [hit("pricing-03", "Private office requests are handled by the community manager.")];
+        let talk = focus("talk private office", &[0, 3, 5]).framed(&text::terms("talk")).meant(&text::terms("talk"), &[]);
+        assert!(talk.unknown().is_empty());
+        assert!(matches!(judge_q(&talk, &hits, 0.6), Evidence::Sufficient { .. }));
+        let far = focus("talk private office", &[0, 3, 5]).framed(&text::terms("talk")).meant(&[], &[]);
+        assert_eq!(far.unknown(), ["talk"], "not near any passage: still unknown");
+        let named = focus("platinum plan", &[0, 9]).framed(&text::terms("platinum")).meant(&text::terms("platinum"), &text::terms("platinum"));
+        assert_eq!(named.unknown(), ["platinum"], "a name is never read by meaning");
     }
 
     /// The near miss: payments are covered, the fee is not.

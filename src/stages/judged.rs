@@ -66,7 +66,7 @@ pub(super) fn unchecked_sentences(answer: &str, judged: &[prompts::Judged], ques
     text::sentences(answer)
         .into_iter()
         .filter_map(|sentence| {
-            let check = support::check_in(sentence, question_terms, cited, context);
+            let check = support::check_across(sentence, question_terms, cited, context);
             let terms = text::distinct_terms(sentence);
             let held = terms.iter().filter(|t| claim_terms.contains(t)).count() as f64 / terms.len().max(1) as f64;
             let covered = held >= SENTENCE_COVERED
@@ -142,25 +142,60 @@ pub(super) fn polar_check(ask: &Ask, answer: &str, cited: &[Hit], known: &[Strin
     })
 }
 
+/// A model's answer as the gate reads it: its text, its checked claims,
+/// and its words that only passages not retrieved use (see
+/// [`Pipeline::read_unseen_words`]).
+pub(super) struct Answered<'a> {
+    pub(super) text: &'a str,
+    pub(super) checks: &'a [ClaimCheck],
+    pub(super) elsewhere: &'a [String],
+}
+
+/// "Why …?" presupposes its proposition ("why are dogs banned on Fridays"
+/// takes it that they are): when a retrieved passage states the opposite
+/// ("Dogs are allowed … only on Fridays"), no reason given for it is an
+/// answer, however well the judge scores it. The question's own numbers are
+/// given (see [`support::contradicted`]).
+pub(super) fn premise_check(ask: &Ask, hits: &[Hit]) -> Option<ClaimCheck> {
+    if ask.kind != Kind::Reason {
+        return None;
+    }
+    let words: Vec<&str> = ask.asking.trim_end_matches(['?', ' ']).split_whitespace().collect();
+    let at = words.iter().position(|w| w.eq_ignore_ascii_case("why"))?;
+    let premise = words[at + 1..].join(" ");
+    let given = |q: &text::Quantity| ask.quantities.iter().any(|a| q.agrees_with(a));
+    hits.iter().find_map(|h| {
+        let why = support::contradicted(&premise, &h.text, &given)?;
+        Some(ClaimCheck {
+            text: format!("premise: {premise}"),
+            entailment: 0.0,
+            score: support::CONTRADICTION_CAP,
+            supporting: vec![h.id.clone()],
+            caps: vec![format!("the question takes it that {premise:?}, and {} {why}", h.id)],
+        })
+    })
+}
+
 impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
-    /// Caps claims that name something (a plan, a room, a person) no passage
-    /// of the corpus mentions (one lookup for all such names' words missing
-    /// from the retrieved passages). A common word the corpus never uses is
+    /// One lookup for the answer's words the retrieved passages lack: caps
+    /// the claims that name something (a plan, a room, a person) no passage
+    /// of the corpus mentions, and returns the answer's other words that
+    /// passages not retrieved do use. A common word the corpus never uses is
     /// the model's paraphrase ("Yes", "right away"), not a fabrication: the
     /// content that must come from the corpus is its names (and its numbers,
-    /// which the sanity caps check).
-    pub(super) async fn cap_unknown_names(&self, checks: &mut [ClaimCheck], hits: &[Hit]) -> Result<(), ApiError> {
+    /// which the sanity caps check). A word the corpus uses elsewhere may be
+    /// a fact moved from there ("handled by *reception*").
+    pub(super) async fn read_unseen_words(&self, answer: &str, checks: &mut [ClaimCheck], hits: &[Hit]) -> Result<Vec<String>, ApiError> {
         let retrieved: Vec<String> = hits.iter().flat_map(|h| text::terms(&format!("{}\n{}", h.section, h.text))).collect();
         let name_words = |claim: &str| -> Vec<(String, String)> { text::names(claim).iter().flat_map(|n| text::keyed_terms(n)).filter(|(t, _)| !text::is_numeric(t)).collect() };
         let mut unseen: Vec<String> = Vec::new();
-        for check in checks.iter() {
-            for (term, _) in name_words(&check.text) {
-                if !retrieved.contains(&term) && !unseen.contains(&term) {
-                    unseen.push(term);
-                }
+        let said = checks.iter().flat_map(|c| name_words(&c.text)).map(|(t, _)| t).chain(text::distinct_terms(answer).into_iter().filter(|t| !text::is_numeric(t)));
+        for term in said {
+            if !retrieved.contains(&term) && !unseen.contains(&term) {
+                unseen.push(term);
             }
         }
-        let Some(expression) = retrieve::match_expression(&unseen) else { return Ok(()) };
+        let Some(expression) = retrieve::match_expression(&unseen) else { return Ok(Vec::new()) };
         let lookup = self.corpus.lookup(&self.scope, &self.query(&unseen, &expression, 0)).await?;
         let never: Vec<&String> = unseen.iter().zip(&lookup.doc_freqs).filter(|(_, df)| **df == 0).map(|(t, _)| t).collect();
         for check in checks.iter_mut() {
@@ -170,21 +205,22 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
                 check.caps.push(format!("{:?}: the corpus never mentions {}", check.text, words.join(", ")));
             }
         }
-        Ok(())
+        Ok(unseen.iter().zip(&lookup.doc_freqs).filter(|(_, df)| **df > 0).map(|(t, _)| t.clone()).collect())
     }
 
     /// Whether a model's answer answers the question (see
     /// [`Ask::answers_in_own_words`]), read with the passages its verified
-    /// claims cite (`cited`), the source sentences they restate and every
-    /// name and phrase the retrieved passages write.
-    pub(super) fn answers_in_own_words(&self, ask: &Ask, focus: &Focus, answer: &str, cited: &str, checks: &[ClaimCheck], hits: &[Hit]) -> Result<(), Miss> {
-        let windows = self.verified_windows(checks, hits);
+    /// claims cite (`cited`), the source sentences they restate, every
+    /// name and phrase the retrieved passages write, and the answer's words
+    /// only passages not retrieved use.
+    pub(super) fn answers_in_own_words(&self, ask: &Ask, focus: &Focus, answer: &Answered<'_>, cited: &str, hits: &[Hit]) -> Result<(), Miss> {
+        let windows = self.verified_windows(answer.checks, hits);
         let known = support::known_names(hits);
         let pairs: Vec<_> = hits.iter().flat_map(|h| text::modifier_pairs(&format!("{}.\n{}", h.section, h.text))).collect();
-        let alignments = self.alignments(answer, checks, hits);
-        let used: Vec<String> = hits.iter().flat_map(|h| text::terms(&format!("{}\n{}", h.section, h.text))).collect();
+        let alignments = self.alignments(answer.text, answer.checks, hits);
+        let used: Vec<String> = hits.iter().flat_map(|h| text::terms(&format!("{}\n{}", h.section, h.text))).chain(answer.elsewhere.iter().cloned()).collect();
         let grounds = Grounds { cited, windows: &windows, known: &known, pairs: &pairs, alignments: &alignments, used: &used };
-        ask.answers_in_own_words(focus, answer, &grounds)
+        ask.answers_in_own_words(focus, answer.text, &grounds)
     }
 
     /// The text of the passages the verified claims cite, and of the passages
@@ -245,6 +281,18 @@ mod tests {
         assert_eq!(judge_verdict(prompts::Answers::No, &[]), Err(Miss::Judge { partly: false, missing: vec![] }));
         let partly = judge_verdict(prompts::Answers::Partly, &missing).unwrap_err();
         assert!(partly.describe().ends_with("answers only part of the question; it leaves out: the fee"), "{}", partly.describe());
+    }
+
+    /// "Why …?" takes its proposition as given: a passage that states the
+    /// opposite refuses any reason for it; one that agrees leaves it be.
+    #[test]
+    fn a_why_question_s_premise_is_checked() {
+        let source = [hit("conduct-03", "Dogs are allowed at Harbor Commons only on Fridays, and no other pets are allowed at any time.")];
+        let premise = |question: &str| premise_check(&Ask::parse(question, &Vocabulary::default()), &source);
+        let false_premise = premise("Why are dogs banned on Fridays?").expect("the source says they are allowed");
+        assert!(false_premise.score <= support::CONTRADICTION_CAP && false_premise.caps[0].contains("conduct-03"), "{false_premise:?}");
+        assert!(premise("Why are dogs allowed on Fridays?").is_none());
+        assert!(premise("Are dogs banned on Fridays?").is_none(), "not a why question");
     }
 
     /// "Yes." affirms the question's proposition and "No" denies it: each is

@@ -21,7 +21,7 @@ use crate::ports::{Clock, Corpus, CorpusState};
 use crate::stages::answer;
 use crate::stages::evidence::{self, Evidence, Focus};
 use crate::stages::gate::{self, GateFailure};
-use crate::stages::judged::{capped, judge_verdict, polar_check, unchecked_sentences};
+use crate::stages::judged::{capped, judge_verdict, polar_check, premise_check, unchecked_sentences, Answered};
 use crate::stages::lookup::{Retrieval, Unknown};
 use crate::stages::metering::ChatFailure;
 use crate::stages::prompts;
@@ -64,7 +64,7 @@ enum Reading {
     Quoted,
     /// A model's own words: read with the passages its claims cite, and with
     /// the judge's word on whether it answers.
-    OwnWords { judge: prompts::Answers, missing: Vec<String> },
+    OwnWords { judge: prompts::Answers, missing: Vec<String>, elsewhere: Vec<String> },
 }
 
 impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
@@ -111,7 +111,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
 
         // evidence gate, with one rewrite when the passages cover too little
         let started = self.clock.now_ms();
-        let focus = Focus::new(keyed, &lookup.doc_freqs, lookup.total_passages).spelled(&ask.variants).framed(&ask.core_terms()).meant(&meant);
+        let focus = Focus::new(keyed, &lookup.doc_freqs, lookup.total_passages).spelled(&ask.variants).framed(&ask.core_terms()).meant(&meant, &ask.name_terms());
         let mut hits = hits;
         let mut verdict = match self.weak_vectors(vector.as_deref(), lexical_count) {
             Some(why) => Evidence::Insufficient { coverage: 0.0, why, weak: false },
@@ -161,10 +161,10 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         // required), and the deterministic checks read its facts.
         let (answers, min_coverage) = match &composed.reading {
             Reading::Quoted => (ask.answers(&focus, &answer_text), self.config.answer_min_coverage),
-            Reading::OwnWords { judge, missing } => {
+            Reading::OwnWords { judge, missing, elsewhere } => {
                 let cited = self.verified_sources(&f.claims, &hits);
                 answer_terms.extend(text::terms(&cited));
-                let read = judge_verdict(*judge, missing).and_then(|()| self.answers_in_own_words(&ask, &focus, &answer_text, &cited, &f.claims, &hits));
+                let read = judge_verdict(*judge, missing).and_then(|()| self.answers_in_own_words(&ask, &focus, &Answered { text: &answer_text, checks: &f.claims, elsewhere }, &cited, &hits));
                 (read, 0.0)
             }
         };
@@ -283,9 +283,10 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             .collect();
         checks.extend(unchecked_sentences(&generated.answer, judged, &question_terms, &cited, &context));
         checks.extend(polar_check(ask, &generated.answer, &cited, &known));
-        self.cap_unknown_names(&mut checks, hits).await?;
+        checks.extend(premise_check(ask, hits));
+        let elsewhere = self.read_unseen_words(&generated.answer, &mut checks, hits).await?;
         self.report_scores(&checks, started, judge, f);
-        let reading = Reading::OwnWords { judge: judgement.answers, missing: judgement.missing };
+        let reading = Reading::OwnWords { judge: judgement.answers, missing: judgement.missing, elsewhere };
         Ok(Ok(Composed { answer: generated.answer, checks, reading }))
     }
 

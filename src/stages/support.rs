@@ -35,7 +35,7 @@ pub const CONTRADICTION_CAP: f64 = 0.2;
 /// Pairs of opposite words: one in the claim where the source says the other
 /// is a contradiction. General English antonyms of the kind policies state.
 const ANTONYMS: &[(&str, &str)] = &[
-    ("open", "closed"), ("allowed", "forbidden"), ("allowed", "prohibited"), ("permitted", "prohibited"),
+    ("open", "closed"), ("allowed", "forbidden"), ("allowed", "prohibited"), ("allowed", "banned"), ("permitted", "banned"), ("permitted", "prohibited"),
     ("permitted", "forbidden"), ("included", "excluded"), ("include", "exclude"), ("before", "after"),
     ("increase", "decrease"), ("more", "less"), ("minimum", "maximum"), ("earliest", "latest"), ("above", "below"),
     ("first", "last"), ("always", "never"), ("mandatory", "optional"), ("required", "optional"), ("accept", "reject"),
@@ -164,7 +164,8 @@ pub fn sanity(claim: &str, passage: &str, context: &Context<'_>, score: f64) -> 
             caps.push(format!("quoted text {quoted:?} not in the source"));
         }
     }
-    if let Some(why) = text::clauses_of(claim).into_iter().find_map(|clause| aligned_clause(clause, passage).and_then(|source| contradiction(clause, source))) {
+    let given = |q: &text::Quantity| derived.iter().any(|d| (d - q.value).abs() < 1e-9) || context.asked.iter().any(|a| q.agrees_with(a));
+    if let Some(why) = contradicted(claim, passage, &given) {
         score = score.min(CONTRADICTION_CAP);
         caps.push(why);
     }
@@ -302,19 +303,43 @@ pub const ALIGNED: f64 = 0.75;
 /// restate ("the account is suspended" against "an account whose breach is
 /// not fixed … is suspended").
 fn aligned_clause<'a>(clause: &str, passage: &'a str) -> Option<&'a str> {
+    aligned_clauses(clause, passage)
+        .into_iter()
+        // Of two clauses holding as many of the claim's terms, the one with fewer terms of its own restates it.
+        .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(std::cmp::Ordering::Greater))
+        .map(|(_, _, c)| c)
+}
+
+/// Every source clause that restates a claim's clause (see
+/// [`aligned_clause`]), with the claim terms it holds and its own count.
+fn aligned_clauses<'a>(clause: &str, passage: &'a str) -> Vec<(usize, usize, &'a str)> {
     let wanted = content_terms(clause);
-    let (shared, own, best) = text::clauses_of(passage)
+    sharing_clauses(&wanted, passage)
+        .into_iter()
+        .filter(|&(shared, own, _)| shared >= 2 && shared as f64 >= ALIGNED * wanted.len() as f64 && 2 * shared >= own)
+        .collect()
+}
+
+/// Each source clause with how many of the `wanted` terms it holds, and its own count.
+fn sharing_clauses<'a>(wanted: &[String], passage: &'a str) -> Vec<(usize, usize, &'a str)> {
+    text::clauses_of(passage)
         .into_iter()
         .map(|c| {
             let terms: Vec<String> = content_terms(c).into_iter().filter(|t| text::negations(t) == 0).collect();
             // A word set against its antonym ("closed" for "open") is the same place in the clause.
             let holds = |t: &String| terms.contains(t) || opposites(t).iter().any(|o| terms.contains(o));
-            let shared = wanted.iter().filter(|t| holds(t)).count();
-            // Of two clauses holding as many of the claim's terms, the one with fewer terms of its own restates it.
-            (shared, terms.len(), c)
+            (wanted.iter().filter(|t| holds(t)).count(), terms.len(), c)
         })
-        .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(std::cmp::Ordering::Greater))?;
-    (shared >= 2 && shared as f64 >= ALIGNED * wanted.len() as f64 && 2 * shared >= own).then_some(best)
+        .collect()
+}
+
+/// The first clause of a claim set against the source clause it restates
+/// and contradicting it: a negation or an antonym flipped, or a value
+/// changed (see [`changed_value`]; `given`: the values that need no source).
+pub fn contradicted(claim: &str, passage: &str, given: &dyn Fn(&text::Quantity) -> bool) -> Option<String> {
+    text::clauses_of(claim)
+        .into_iter()
+        .find_map(|clause| aligned_clause(clause, passage).and_then(|source| contradiction(clause, source)).or_else(|| changed_value(clause, passage, given)))
 }
 
 /// A claim without its opening answer particle ("No, the desk is …" is "the desk is …").
@@ -356,6 +381,31 @@ fn contradiction(claim: &str, sentence: &str) -> Option<String> {
             && !has(&source_words, said);
         flipped.then(|| format!("says {said:?} where the source says {opposite:?}"))
     })
+}
+
+/// A value of a claim's clause where the source clauses that restate it
+/// state another value of the same unit ("within 72 hours" set against
+/// "within 48 hours"), and no sentence holding as much of the clause states
+/// this one: a changed fact, though the passage may state the claim's value
+/// elsewhere ("updates every 72 hours"). A value the answer works out or
+/// the question gives (`given`) is not the source's to state. A bare number
+/// counts only written in digits on both sides.
+fn changed_value(clause: &str, passage: &str, given: &dyn Fn(&text::Quantity) -> bool) -> Option<String> {
+    let aligned = aligned_clauses(clause, passage);
+    let most = aligned.iter().map(|a| a.0).max()?;
+    let as_close: Vec<&str> = sharing_clauses(&content_terms(clause), passage).into_iter().filter(|c| c.0 >= most).map(|c| c.2).collect();
+    let stated: Vec<text::Quantity> =
+        text::sentences(passage).into_iter().filter(|s| as_close.iter().any(|c| s.contains(c))).flat_map(text::quantities).collect();
+    let rivals: Vec<text::Quantity> = aligned.iter().flat_map(|a| text::quantities(a.2)).collect();
+    text::quantities(clause).into_iter().filter(|q| !given(q)).find_map(|q| {
+        let rival = rivals.iter().find(|s| s.unit == q.unit && (q.unit != text::Unit::Plain || digits(&q.written) && digits(&s.written)))?;
+        (!stated.iter().any(|s| q.agrees_with(s))).then(|| format!("says {} where the source says {}", q.written, rival.written))
+    })
+}
+
+/// A number written in digits: "one" is as often a pronoun as a count.
+fn digits(written: &str) -> bool {
+    written.chars().any(|c| c.is_ascii_digit())
 }
 
 /// English's ways of stating an upper bound without a negation: "limited
@@ -416,6 +466,27 @@ pub fn check_in(claim: &str, question: &[String], passages: &[Hit], context: &Co
     ClaimCheck { text: claim.into(), entailment: best.1, score: best.2, supporting, caps: best.3.clone() }
 }
 
+/// [`check_in`], and when no one passage bears the claim out uncapped,
+/// the passages read as one: a sentence of a model's answer may state what
+/// two cited passages state together ("$220 for the Flex Desk plan plus $40
+/// for the Business Address add-on"). Each value is still bound as its own
+/// source sentence binds it (see [`paired_in_a_window`]).
+pub fn check_across(claim: &str, question: &[String], passages: &[Hit], context: &Context<'_>) -> ClaimCheck {
+    let alone = check_in(claim, question, passages, context);
+    if alone.caps.is_empty() || passages.len() < 2 {
+        return alone;
+    }
+    let joined = |part: fn(&Hit) -> &str, between: &str| passages.iter().map(part).collect::<Vec<_>>().join(between);
+    let text = joined(|h| h.text.as_str(), "\n");
+    let heading = joined(|h| h.section.as_str(), ". ");
+    let raw = entailment(claim, question, &text);
+    let (score, caps) = sanity(claim, &text, &Context { heading: &heading, ..*context }, raw);
+    if !caps.is_empty() || score < alone.score {
+        return alone;
+    }
+    ClaimCheck { text: claim.into(), entailment: raw, score, supporting: passages.iter().map(|h| h.id.clone()).collect(), caps }
+}
+
 /// Every name the passages use, so a claim's names are found in any case.
 pub fn known_names(passages: &[Hit]) -> Vec<String> {
     let mut known: Vec<String> = Vec::new();
@@ -468,7 +539,7 @@ fn paired_in_a_window(claim: &str, claim_names: &[String], known_names: &[String
         return true;
     }
     let all_names: Vec<String> = claim_names.iter().chain(known_names).cloned().collect();
-    text::clauses_of(claim).into_iter().all(|clause| {
+    text::clauses_of(claim).into_iter().flat_map(value_conjuncts).all(|clause| {
         let clause_names: Vec<&String> = claim_names.iter().filter(|n| names::phrase_in(clause, n)).collect();
         if clause_names.is_empty() {
             return true;
@@ -485,6 +556,37 @@ fn paired_in_a_window(claim: &str, claim_names: &[String], known_names: &[String
         });
         bound && (asker_words || related(clause, &clause_names, passage, heading))
     })
+}
+
+/// The coordinator words of English that join two statements of value.
+const COORDINATORS: &[&str] = &["and", "plus", "or"];
+
+/// A clause's coordinated statements of value, each one of its own: "$220
+/// for the Flex Desk plan plus $40 for the Business Address add-on" is two,
+/// split before a coordinator that a number or an amount follows.
+fn value_conjuncts(clause: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let lower = clause.to_lowercase();
+    for word in COORDINATORS {
+        let marker = format!(" {word} ");
+        for (at, _) in lower.match_indices(&marker) {
+            let next = clause[at + marker.len()..].chars().next();
+            if at > start && next.is_some_and(|c| c.is_ascii_digit() || matches!(c, '$' | '€' | '£')) {
+                parts.push((at, at + marker.len()));
+            }
+        }
+    }
+    parts.sort();
+    let mut out = Vec::new();
+    for (end, next) in parts {
+        if end > start {
+            out.push(clause[start..end].trim());
+            start = next;
+        }
+    }
+    out.push(clause[start..].trim());
+    out
 }
 
 /// A fronted phrase of place or context that the passage does not say the
@@ -790,6 +892,43 @@ mod tests {
         assert!(check("A Day Pass includes 1 meeting-room hour.", &[], &source).score <= QUANTITY_CAP);
         assert!(check("A Day Pass is for 1 person.", &[], &source).score > QUANTITY_CAP);
         assert!(check("Each floor has 300 printed pages of quota.", &[], &source).caps.iter().all(|c| !c.contains("not in the source")));
+    }
+
+    /// A value changed against the clause it restates contradicts it, though
+    /// the passage states that value elsewhere; of clauses that restate the
+    /// claim alike, any one that states its value bears it out.
+    #[test]
+    fn a_changed_value_contradicts_its_clause() {
+        let incidents = [hit("data-07", "Billwren notifies owners by email within 48 hours after Billwren confirms a security incident. Billwren sends an update at least every 72 hours until the incident is closed.")];
+        assert!(check("Billwren notifies owners by email within 72 hours after it confirms a security incident.", &[], &incidents).score <= CONTRADICTION_CAP);
+        assert!(check("Billwren notifies owners by email within 48 hours after it confirms a security incident.", &[], &incidents).caps.is_empty());
+        let credits = [hit(
+            "service-levels-02",
+            "A customer whose uptime falls below 99.0% but stays at or above 95.0% receives a service credit of 25% of that month's plan fee. A customer whose uptime falls below 95.0% receives a service credit of 50% of that month's plan fee.",
+        )];
+        let tied = check("You'd get a service credit of 25% of that month's plan fee.", &[], &credits);
+        assert!(tied.caps.iter().all(|c| !c.contains("where the source says")), "{tied:?}");
+        assert!(check("You'd get a service credit of 30% of that month's plan fee.", &[], &credits).score <= QUANTITY_CAP);
+    }
+
+    /// Two values joined by "plus" or "and" are two statements, each bound to
+    /// its own name; a sentence may draw them from two cited passages.
+    #[test]
+    fn coordinated_values_are_bound_one_by_one() {
+        assert_eq!(value_conjuncts("$220 for the Flex Desk plan plus $40 for the Business Address add-on"), ["$220 for the Flex Desk plan", "$40 for the Business Address add-on"]);
+        assert_eq!(value_conjuncts("members and guests"), ["members and guests"]);
+        let passages = [
+            hit("pricing-01", "The Flex Desk plan costs $220 per month."),
+            hit("pricing-06", "The Business Address add-on costs $40 per month. The Day Locker add-on costs $25 per month."),
+        ];
+        let known = known_names(&passages);
+        let context = Context { known: &known, ..Context::default() };
+        let right = "You pay $220 for the Flex Desk plan plus $40 for the Business Address add-on.";
+        assert!(check_in(right, &[], &passages, &context).score < SUPPORT_FLOOR, "no one passage states both");
+        let across = check_across(right, &[], &passages, &context);
+        assert!(across.caps.is_empty() && across.supporting.len() == 2, "{across:?}");
+        let swapped = "You pay $220 for the Flex Desk plan plus $25 for the Business Address add-on.";
+        assert!(check_across(swapped, &[], &passages, &context).score <= PAIRING_CAP, "$25 is the Day Locker's");
     }
 
     #[test]

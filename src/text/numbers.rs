@@ -74,6 +74,9 @@ const UNITS: &[(&str, u64)] = &[
 ];
 const SCALES: &[(&str, u64)] =
     &[("hundred", 100), ("thousand", 1_000), ("million", 1_000_000), ("billion", 1_000_000_000), ("trillion", 1_000_000_000_000)];
+/// English's object pronouns ("tell *me* first").
+const OBJECT_PRONOUNS: &[&str] = &["me", "us", "you", "him", "her", "it", "them"];
+
 const ORDINALS: &[(&str, u64)] = &[
     ("first", 1), ("second", 2), ("third", 3), ("fourth", 4), ("fifth", 5), ("sixth", 6), ("seventh", 7),
     ("eighth", 8), ("ninth", 9), ("tenth", 10), ("eleventh", 11), ("twelfth", 12), ("thirteenth", 13),
@@ -180,6 +183,12 @@ fn read_at(tokens: &[Token], i: usize) -> Option<(Quantity, usize)> {
         return None;
     }
     if let Some(n) = lookup(ORDINALS, lower) {
+        // After an object pronoun, an ordinal that ends its clause is an adverb of order ("warn me first").
+        let last = token.closes || i + 1 == tokens.len();
+        let after_object = i.checked_sub(1).is_some_and(|b| !tokens[b].closes && OBJECT_PRONOUNS.contains(&tokens[b].lower.as_str()));
+        if last && after_object {
+            return None;
+        }
         return Some((Quantity { value: n as f64, unit: Unit::Ordinal, written: token.word.into() }, 1));
     }
     let (mut value, mut unit, mut used) = match numeric(token) {
@@ -384,6 +393,15 @@ fn values(text: &str) -> Vec<(f64, Unit)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An ordinal counts, but after an object pronoun at the end of its
+    /// clause it is an adverb of order.
+    #[test]
+    fn an_ordinal_after_an_object_is_an_adverb() {
+        assert_eq!(values("on the first Monday of August"), [(1.0, Unit::Ordinal), (1.0, Unit::Weekday), (8.0, Unit::Month)]);
+        assert_eq!(values("She finished third."), [(3.0, Unit::Ordinal)]);
+        assert_eq!(values("Can you close it without warning me first?"), []);
+    }
 
     /// "5 per month" counts five a month; it lasts no five months.
     #[test]

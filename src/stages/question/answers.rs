@@ -585,6 +585,11 @@ mod tests {
     /// passage its claims cite (each sentence set against the stretch of it
     /// it restates).
     fn own_words(question: &str, answer: &str, cited: &str) -> Result<(), Miss> {
+        own_words_beside(question, answer, cited, "")
+    }
+
+    /// [`own_words`], with `elsewhere`: passages of the corpus not retrieved.
+    fn own_words_beside(question: &str, answer: &str, cited: &str, elsewhere: &str) -> Result<(), Miss> {
         let ask = ask(question);
         let focus = Focus::new(&ask.focus, &vec![1; ask.focus.len()], 40);
         let known = crate::text::names(cited);
@@ -592,7 +597,7 @@ mod tests {
         let sentences = crate::text::sentences(answer);
         let alignments: Vec<(String, String)> = sentences.iter().map(|s| (s.to_string(), support::aligned_neighbourhood(s, cited).unwrap_or_default())).collect();
         let windows: String = sentences.iter().filter_map(|s| support::aligned_sentence(s, cited)).collect::<Vec<_>>().join("\n");
-        let used = crate::text::terms(cited);
+        let used: Vec<String> = crate::text::terms(cited).into_iter().chain(crate::text::terms(elsewhere)).collect();
         ask.answers_in_own_words(&focus, answer, &Grounds { cited, windows: &windows, known: &known, pairs: &pairs, alignments: &alignments, used: &used })
     }
 
@@ -609,6 +614,19 @@ mod tests {
         assert!(matches!(other, Err(Miss::Names(_)) | Err(Miss::OtherSubject(_))), "{other:?}");
         assert_eq!(own_words("How long is security footage kept?", "Lost property is held for 30 days.", "Lost property is held for 30 days."), Err(Miss::Kind(Kind::Duration)));
         assert!(own_words("Can I bring my dog?", "Yes, on Fridays.", "Dogs are allowed on Fridays.").is_ok());
+    }
+
+    /// The filler of "who" moved in from a passage not retrieved is caught as
+    /// one moved from a retrieved one: the corpus uses the word, the stretch
+    /// the answer restates does not.
+    #[test]
+    fn a_filler_from_anywhere_in_the_corpus_is_moved() {
+        let cited = "Private office requests are handled by the community manager.";
+        let elsewhere = "Mail is held at reception for 30 days.";
+        let question = "Who do I talk to about renting a private office?";
+        assert!(own_words_beside(question, "Private office requests are handled by the community manager.", cited, elsewhere).is_ok());
+        let moved = own_words_beside(question, "Private office requests are handled by reception.", cited, elsewhere);
+        assert!(matches!(&moved, Err(Miss::Unstated(words)) if words == &["recept"]), "{moved:?}");
     }
 
     /// Paired: for each rule, an answer in a model's own words that states

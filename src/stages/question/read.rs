@@ -223,13 +223,20 @@ impl Ask {
     /// its own; any other unknown word only frames the question (see
     /// [`Focus::framed`]).
     pub fn core_terms(&self) -> Vec<String> {
-        self.names.iter().chain(&self.options).flat_map(|n| text::terms(n)).chain(self.head.iter().cloned()).chain(self.joined.iter().cloned()).collect()
+        self.name_terms().into_iter().chain(self.head.iter().cloned()).chain(self.joined.iter().cloned()).collect()
+    }
+
+    /// The terms of the question's names and alternatives: what no reading
+    /// by meaning may stand in for (a plan the corpus never names is not one
+    /// of its plans, however near in meaning).
+    pub fn name_terms(&self) -> Vec<String> {
+        self.names.iter().chain(&self.options).flat_map(|n| text::terms(n)).collect()
     }
 
     /// The focus terms that are not part of a name: the relation asked about
     /// ("founded" in "when was Team X founded").
     pub fn relation_terms(&self) -> Vec<&str> {
-        let name_terms: Vec<String> = self.names.iter().chain(&self.options).flat_map(|n| text::terms(n)).collect();
+        let name_terms = self.name_terms();
         self.focus.iter().map(|(t, _)| t.as_str()).filter(|t| !name_terms.iter().any(|n| n == t) && !text::is_numeric(t)).collect()
     }
 
