@@ -21,9 +21,8 @@ pub struct FocusTerm {
     /// A word the corpus never uses that frames the question ("the coworking
     /// space") rather than naming what it asks (see [`Focus::framed`]).
     pub framing: bool,
-    /// A word the corpus never uses whose meaning lies near a retrieved
-    /// passage (Workers AI): covered wherever that passage is (see
-    /// [`Focus::meant`]).
+    /// A word whose meaning lies near a retrieved passage (Workers AI):
+    /// covered wherever that passage is (see [`Focus::meant`]).
     pub by_meaning: bool,
 }
 
@@ -95,14 +94,14 @@ impl Focus {
         self
     }
 
-    /// Marks the words the corpus never uses whose meaning a retrieved
-    /// passage holds (`meant`, read by the embedding model): they count as
-    /// covered, a framing word ("coworking") and the head of the asked
-    /// relation alike ("who do I *talk* to", "can you *shut* my account").
-    /// A name (`names`) never does: a plan the corpus never names is none
-    /// of its plans, however near in meaning.
+    /// Marks the words whose meaning a retrieved passage holds (`meant`,
+    /// read by the embedding model): they count as covered, a framing word
+    /// ("coworking"), the head of the asked relation ("who do I *talk* to",
+    /// "can you *shut* my account") and a word the passage says otherwise
+    /// ("unset" for "not set") alike. A name (`names`) never does: a plan
+    /// the corpus never names is none of its plans, however near in meaning.
     pub fn meant(mut self, meant: &[String], names: &[String]) -> Focus {
-        for t in self.terms.iter_mut().filter(|t| t.doc_freq == 0 && meant.contains(&t.term) && !names.contains(&t.term)) {
+        for t in self.terms.iter_mut().filter(|t| meant.contains(&t.term) && !names.contains(&t.term)) {
             t.by_meaning = true;
         }
         self

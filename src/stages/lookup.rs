@@ -24,7 +24,8 @@ pub(super) struct Retrieval {
     pub(super) vector: Option<Vec<(String, f64)>>,
     pub(super) hits: Vec<Hit>,
     pub(super) lexical_count: usize,
-    /// The question's words the corpus never uses that lie near a retrieved passage in meaning.
+    /// The question's words the corpus never uses, or the lookup's passages
+    /// lack, that lie near a retrieved passage in meaning.
     pub(super) meant: Vec<String>,
 }
 
@@ -35,6 +36,18 @@ pub(super) enum Unknown {
     ByMeaning,
     /// As words only (`/search`, the rewrite's second lookup).
     AsWords,
+}
+
+/// The question's words to read by meaning, at most
+/// [`cost::MAX_MEANING_WORDS`]: those the corpus never uses first, then
+/// those no passage the lookup found holds ("unset" where the passage says
+/// "not set"). Numbers are values, read as values.
+fn unheld_words(keyed: &[(String, String)], lookup: &Lookup) -> Vec<(String, String)> {
+    let held: Vec<String> = lookup.hits.iter().flat_map(|h| text::terms(&format!("{}\n{}", h.section, h.text))).collect();
+    let words = || keyed.iter().zip(&lookup.doc_freqs).filter(|((term, _), _)| !text::is_numeric(term));
+    let never = words().filter(|(_, df)| **df == 0);
+    let unheld = words().filter(|((term, _), df)| **df > 0 && !held.contains(term));
+    never.chain(unheld).map(|(pair, _)| pair.clone()).take(cost::MAX_MEANING_WORDS).collect()
 }
 
 /// The cosine of two vectors (0 for a zero vector).
@@ -70,13 +83,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         };
         let lexical_count = lookup.hits.len();
         let unknown: Vec<(String, String)> = match reading {
-            Unknown::ByMeaning => keyed
-                .iter()
-                .zip(&lookup.doc_freqs)
-                .filter(|((term, _), df)| **df == 0 && !text::is_numeric(term))
-                .map(|(pair, _)| pair.clone())
-                .take(cost::MAX_MEANING_WORDS)
-                .collect(),
+            Unknown::ByMeaning => unheld_words(keyed, &lookup),
             Unknown::AsWords => Vec::new(),
         };
         let (vector, word_vectors) = match self.models {
@@ -219,5 +226,23 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             })
             .take(k)
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::response::Origin;
+
+    /// Read by meaning: first the words the corpus never uses, then those
+    /// the passages found lack; never a number.
+    #[test]
+    fn the_words_read_by_meaning_are_those_no_passage_found_holds() {
+        let keyed = text::keyed_terms("If the EDITOR variable is unset, which editor should start in 2 cases?");
+        let doc_freqs: Vec<u32> = keyed.iter().map(|(t, _)| if t == "unset" { 0 } else { 3 }).collect();
+        let hit = StoredHit { id: "p-01".into(), doc: "p".into(), section: "Editors".into(), text: "When EDITOR is not set, programs use the editor.".into(), origin: Origin::Corpus };
+        let lookup = Lookup { total_passages: 9, doc_freqs, hits: vec![hit] };
+        let words: Vec<String> = unheld_words(&keyed, &lookup).into_iter().map(|(_, w)| w).collect();
+        assert_eq!(words, ["unset", "variable", "start", "cases"]);
     }
 }
