@@ -367,9 +367,15 @@ fn opposites(term: &str) -> Vec<String> {
 
 /// A negation or antonym flip of a claim's clause against the source clause it aligns with.
 fn contradiction(claim: &str, sentence: &str) -> Option<String> {
-    let statement = text::negations(claim) > 0 || text::lower_words(claim).iter().any(|w| AUXILIARIES.contains(&w.as_str()));
-    let same_bound = text::negations(claim) == 0 && upper_bound(claim) && negated_comparative(sentence);
-    if statement && text::negations(claim) != text::negations(sentence) && !same_bound {
+    // "… and so should copyright statements": the clause before says what; its polarity is checked there.
+    let words = text::lower_words(claim);
+    let opening: Vec<&str> = words.iter().map(String::as_str).skip_while(|w| *w == "and").take(2).collect();
+    if matches!(opening[..], ["so" | "neither" | "nor", auxiliary] if AUXILIARIES.contains(&auxiliary)) {
+        return None;
+    }
+    let statement = negated(claim) > 0 || words.iter().any(|w| AUXILIARIES.contains(&w.as_str()));
+    let same_bound = negated(claim) == 0 && upper_bound(claim) && negated_comparative(sentence);
+    if statement && negated(claim) != negated(sentence) && !same_bound {
         return Some("negation differs from the source".into());
     }
     let (claim_words, source_words) = (text::lower_words(claim), text::lower_words(sentence));
@@ -406,6 +412,28 @@ fn changed_value(clause: &str, passage: &str, given: &dyn Fn(&text::Quantity) ->
 /// A number written in digits: "one" is as often a pronoun as a count.
 fn digits(written: &str) -> bool {
     written.chars().any(|c| c.is_ascii_digit())
+}
+
+/// English's verbs whose meaning holds a "not": "omitted" is "not
+/// included", "fails to" is "does not", "left out" is "not put in".
+const NEGATIVE_VERBS: &[&str] = &[
+    "omit", "omits", "omitted", "omitting", "exclude", "excludes", "excluded", "excluding", "lack", "lacks", "lacked", "lacking",
+    "fail", "fails", "failed", "failing", "refuse", "refuses", "refused", "refusing", "deny", "denies", "denied", "denying",
+    "avoid", "avoids", "avoided", "avoiding", "prevent", "prevents", "prevented", "preventing", "prohibit", "prohibits",
+    "prohibited", "forbid", "forbids", "forbidden", "forbade", "ban", "bans", "banned",
+];
+/// The same, as a verb with its particle.
+const NEGATIVE_PHRASAL_VERBS: &[&str] = &["leave out", "leaves out", "left out", "leaving out"];
+
+/// How many negations a clause states, a verb that means "not …" among
+/// them (see [`NEGATIVE_VERBS`]): "should be left out" and "should not be
+/// included" say one thing.
+fn negated(clause: &str) -> usize {
+    let words = text::lower_words(clause);
+    let joined = format!(" {} ", words.join(" "));
+    let verbs = words.iter().filter(|w| NEGATIVE_VERBS.contains(&w.as_str())).count();
+    let phrasal = NEGATIVE_PHRASAL_VERBS.iter().map(|p| joined.matches(&format!(" {p} ")).count()).sum::<usize>();
+    text::negations(clause) + verbs + phrasal
 }
 
 /// English's ways of stating an upper bound without a negation: "limited
@@ -929,6 +957,16 @@ mod tests {
         assert!(across.caps.is_empty() && across.supporting.len() == 2, "{across:?}");
         let swapped = "You pay $220 for the Flex Desk plan plus $25 for the Business Address add-on.";
         assert!(check_across(swapped, &[], &passages, &context).score <= PAIRING_CAP, "$25 is the Day Locker's");
+    }
+
+    /// A verb that means "not …" is a negation: "left out" restates "not
+    /// included", and "so should …" takes the polarity of the clause before.
+    #[test]
+    fn a_negative_verb_is_a_negation() {
+        let source = [hit("ch-controlfields-39", "Instructions for using the package should not be included. Copyright statements should not be included either.")];
+        let restated = check("Instructions for using the package should be left out, and so should copyright statements.", &[], &source);
+        assert!(restated.caps.is_empty(), "{restated:?}");
+        assert!(check("Instructions for using the package should be included.", &[], &source).score <= CONTRADICTION_CAP);
     }
 
     #[test]
