@@ -225,3 +225,24 @@ fn words_the_corpus_never_uses_are_read_by_meaning() {
     assert_eq!(far.status, groundgate::api::response::StageStatus::Refused, "{}", far.detail);
     assert!(far.detail.contains("missing: cowork, hub"), "{}", far.detail);
 }
+
+/// A question all of whose words the corpus never uses has no passage
+/// sharing a term with it: read by meaning near the vector match, it is
+/// weighed on that; far from it, it is refused as before.
+#[test]
+fn a_question_read_wholly_by_meaning_is_weighed() {
+    let corpus = MemoryCorpus::new(&[("rules.md".into(), "# Rules\n\n## Dogs\nDogs are allowed on Fridays.".into())]);
+    let config = Config { engine: groundgate::config::Engine::WorkersAi, embedding_dimensions: 2, ..Config::default() };
+    let state = futures::executor::block_on(corpus.state()).unwrap();
+    let evidence = |near: Vec<&'static str>| {
+        let models = MeaningModels { near, embedded: Default::default() };
+        let pipeline = Pipeline { corpus: &corpus, clock: &FixedClock, config: &config, models: Some(&models), scope: groundgate::corpus::workspace::Scope::Shared };
+        let r = futures::executor::block_on(pipeline.run("req-1", "Where is the cowork hub?", &state, Stages::new())).unwrap();
+        r.stages.iter().find(|s| s.name == StageName::Evidence).unwrap().clone()
+    };
+    let near = evidence(vec!["cowork", "hub"]);
+    assert_eq!(near.status, groundgate::api::response::StageStatus::Passed, "{}", near.detail);
+    let far = evidence(vec![]);
+    assert_eq!(far.status, groundgate::api::response::StageStatus::Refused, "{}", far.detail);
+    assert!(far.detail.contains("no passage shares a term"), "{}", far.detail);
+}

@@ -187,9 +187,15 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
 
     /// No evidence to weigh: no passage shares a term with the question (the
     /// vector matches under `VECTOR_MIN_SCORE` never enter the fusion, see
-    /// [`Pipeline::retrieve`]; the words of the passages that do decide).
-    pub(super) fn weak_vectors(&self, vector: Option<&[(String, f64)]>, lexical_count: usize) -> Option<String> {
+    /// [`Pipeline::retrieve`]; the words of the passages that do decide),
+    /// unless every word of the question lies near a retrieved passage in
+    /// meaning (`focus`: "the address of *the space*", where the corpus says
+    /// "Harbor Commons").
+    pub(super) fn weak_vectors(&self, vector: Option<&[(String, f64)]>, lexical_count: usize, focus: &Focus) -> Option<String> {
         let vector = vector?;
+        if !focus.is_empty() && focus.terms.iter().all(|t| t.by_meaning) && vector.first().is_some_and(|(_, s)| *s >= self.config.vector_min_score) {
+            return None;
+        }
         let best = vector.first().map_or(f64::NEG_INFINITY, |(_, s)| *s);
         match (lexical_count, best < self.config.vector_min_score) {
             (0, true) => Some(format!("no passage shares a term with the question, and the best vector match {best:.2} is under the floor {:.2}", self.config.vector_min_score)),

@@ -113,7 +113,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         let started = self.clock.now_ms();
         let focus = Focus::new(keyed, &lookup.doc_freqs, lookup.total_passages).spelled(&ask.variants).framed(&ask.core_terms()).meant(&meant, &ask.name_terms());
         let mut hits = hits;
-        let mut verdict = match self.weak_vectors(vector.as_deref(), lexical_count) {
+        let mut verdict = match self.weak_vectors(vector.as_deref(), lexical_count, &focus) {
             Some(why) => Evidence::Insufficient { coverage: 0.0, why, weak: false },
             None => evidence::judge(&focus, &ask.quantities, &hits, self.config.evidence_min_coverage),
         };

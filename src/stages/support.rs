@@ -655,6 +655,10 @@ fn related(clause: &str, clause_names: &[&String], passage: &str, heading: &str)
 
 /// The source states `q` in a sentence bound to `name` (see [`paired_in_a_window`]).
 fn bound_alike(q: &text::Quantity, name: &str, names: &[String], passage: &str, heading: &str) -> bool {
+    // A number the source writes as part of the name ("14 Pier Street", "Route 66") is the name's own.
+    if text::squash_whitespace(passage).contains(&format!("{} {name}", q.written)) || text::squash_whitespace(passage).contains(&format!("{name} {}", q.written)) {
+        return true;
+    }
     let name_terms = text::terms(name);
     let same = |n: &String| names::mentions(&text::terms(n), name) || names::mentions(&name_terms, n);
     let named_in = |text: &str| -> Vec<&String> { names.iter().filter(|n| !names::written_at(text, n).is_empty()).collect() };
@@ -957,6 +961,14 @@ mod tests {
         assert!(across.caps.is_empty() && across.supporting.len() == 2, "{across:?}");
         let swapped = "You pay $220 for the Flex Desk plan plus $25 for the Business Address add-on.";
         assert!(check_across(swapped, &[], &passages, &context).score <= PAIRING_CAP, "$25 is the Day Locker's");
+    }
+
+    /// A number the source writes as part of a name ("14 Pier Street") is that name's.
+    #[test]
+    fn a_number_in_a_name_is_the_name_s() {
+        let source = [hit("hours-01", "Harbor Commons operates one location at 14 Pier Street in Larkport.")];
+        assert!(check("Harbor Commons has one location, at 14 Pier Street in Larkport.", &[], &source).caps.is_empty());
+        assert!(check("Harbor Commons has one location, at 16 Pier Street in Larkport.", &[], &source).score <= QUANTITY_CAP);
     }
 
     /// A verb that means "not …" is a negation: "left out" restates "not

@@ -134,9 +134,12 @@ impl Ask {
         // A sentence is about the question when it shares a word or a name with
         // it, or is the answer's first and opens with a pronoun, which then
         // stands for the question's subject ("It is $450 a month.").
+        // A question whose every word is read by meaning ("the address of *the space*") is about what they mean.
+        let meant = !focus.is_empty() && focus.terms.iter().all(|t| t.by_meaning);
         let about = |unit: &str| {
             let unit_terms = text::terms(unit);
-            focus.terms.iter().any(|t| unit_terms.contains(&t.term))
+            meant
+                || focus.terms.iter().any(|t| unit_terms.contains(&t.term))
                 || self.core_names.iter().any(|n| names::mentions(&unit_terms, n))
                 || (sentences.first() == Some(&unit) && opens_with_back_reference(unit))
         };
@@ -614,6 +617,24 @@ mod tests {
         assert!(matches!(other, Err(Miss::Names(_)) | Err(Miss::OtherSubject(_))), "{other:?}");
         assert_eq!(own_words("How long is security footage kept?", "Lost property is held for 30 days.", "Lost property is held for 30 days."), Err(Miss::Kind(Kind::Duration)));
         assert!(own_words("Can I bring my dog?", "Yes, on Fridays.", "Dogs are allowed on Fridays.").is_ok());
+    }
+
+    /// A question whose every word is read by meaning is about what they
+    /// mean: the answer need not repeat a word the corpus never uses.
+    #[test]
+    fn a_question_read_by_meaning_is_answered_in_the_corpus_words() {
+        let question = "What's the address of the space?";
+        let (answer, cited) = ("Harbor Commons is at 14 Pier Street.", "Harbor Commons operates one location at 14 Pier Street.");
+        let ask = ask(question);
+        let read = |meant: &[String]| {
+            let focus = Focus::new(&ask.focus, &vec![0; ask.focus.len()], 40).meant(meant, &[]);
+            let alignments = vec![(answer.to_string(), cited.to_string())];
+            let used = crate::text::terms(cited);
+            let known = crate::text::names(cited);
+            ask.answers_in_own_words(&focus, answer, &Grounds { cited, windows: cited, known: &known, pairs: &[], alignments: &alignments, used: &used })
+        };
+        assert!(read(&crate::text::terms("space")).is_ok());
+        assert_eq!(read(&[]), Err(Miss::Kind(Kind::Place)));
     }
 
     /// The filler of "who" moved in from a passage not retrieved is caught as
