@@ -92,10 +92,12 @@ fn flush(run: &mut Vec<&str>, start: usize, found: &mut Vec<String>) {
 }
 
 /// True when a text whose terms are `terms` names `name`: every term of the
-/// name is there, whatever its case ("flex desk" names "Flex Desk").
+/// name is there, whatever its case ("flex desk" names "Flex Desk"); a
+/// hyphenated compound, closed up or as its parts ("GPL-licensed" is named
+/// by "licensed under the GPL").
 pub fn mentions(terms: &[String], name: &str) -> bool {
-    let wanted = super::terms(name);
-    !wanted.is_empty() && wanted.iter().all(|t| terms.contains(t))
+    let all = |wanted: Vec<String>| !wanted.is_empty() && wanted.iter().all(|t| terms.contains(t));
+    all(super::terms(&name.replace('-', ""))) || all(super::phrase_terms(name))
 }
 
 /// The names among `known` (say, every name of the retrieved passages) that a
@@ -173,5 +175,14 @@ mod tests {
         assert_eq!(named_in("a flex desk costs $450", &known), ["Flex Desk"]);
         assert!(named_in("every desk is flexible", &known).is_empty());
         assert!(mentions(&super::super::terms("the FLEX desk plan"), "Flex Desk"));
+    }
+
+    /// A hyphenated name is named closed up or as its parts, not by one part.
+    #[test]
+    fn a_hyphenated_name_is_named_by_its_parts() {
+        let terms = |text: &str| super::super::terms(text);
+        assert!(mentions(&terms("a package licensed under the GPL"), "GPL-licensed"));
+        assert!(mentions(&terms("the member wifi"), "Wi-Fi"));
+        assert!(!mentions(&terms("the GPL text"), "GPL-licensed"));
     }
 }
