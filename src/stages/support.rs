@@ -417,7 +417,7 @@ fn digits(written: &str) -> bool {
 /// English's verbs whose meaning holds a "not": "omitted" is "not
 /// included", "fails to" is "does not", "left out" is "not put in".
 const NEGATIVE_VERBS: &[&str] = &[
-    "omit", "omits", "omitted", "omitting", "exclude", "excludes", "excluded", "excluding", "lack", "lacks", "lacked", "lacking",
+    "omit", "omits", "omitted", "omitting", "elide", "elides", "elided", "eliding", "disallow", "disallows", "disallowed", "exclude", "excludes", "excluded", "excluding", "lack", "lacks", "lacked", "lacking",
     "fail", "fails", "failed", "failing", "refuse", "refuses", "refused", "refusing", "deny", "denies", "denied", "denying",
     "avoid", "avoids", "avoided", "avoiding", "prevent", "prevents", "prevented", "preventing", "prohibit", "prohibits",
     "prohibited", "forbid", "forbids", "forbidden", "forbade", "ban", "bans", "banned",
@@ -633,6 +633,14 @@ fn unheld_setting<'c>(claim: &'c str, passage: &str, heading: &str) -> Option<&'
     content_terms(front).iter().any(|t| !near.contains(t)).then_some(*front)
 }
 
+/// A sentence's first clause when it is a phrase of place, time or
+/// context set before the rest ("For a customer on the Free plan, …").
+fn fronted_setting(sentence: &str) -> Option<&str> {
+    let clauses = text::clauses(sentence);
+    let (front, _) = (clauses.first()?, clauses.get(1)?);
+    text::lower_words(front).first().is_some_and(|w| PREPOSITIONS.contains(&w.as_str())).then_some(*front)
+}
+
 /// The prepositions a fronted phrase of place, time or context opens with.
 const PREPOSITIONS: &[&str] = &["at", "in", "on", "for", "with", "under", "during", "within", "inside", "from"];
 
@@ -670,6 +678,8 @@ fn bound_alike(q: &text::Quantity, name: &str, names: &[String], passage: &str, 
                 if binding.is_empty() {
                     binding = named_in(sentence);
                 }
+                // A fronted setting ("For a customer on the Free plan, …") binds its names to the whole sentence.
+                binding.extend(fronted_setting(sentence).map(named_in).unwrap_or_default());
                 if binding.is_empty() {
                     if let Some(previous) = i.checked_sub(1).map(|b| sentences[b]).filter(|b| runs_on(b, sentence)) {
                         binding = named_in(previous);
@@ -961,6 +971,14 @@ mod tests {
         assert!(across.caps.is_empty() && across.supporting.len() == 2, "{across:?}");
         let swapped = "You pay $220 for the Flex Desk plan plus $25 for the Business Address add-on.";
         assert!(check_across(swapped, &[], &passages, &context).score <= PAIRING_CAP, "$25 is the Day Locker's");
+    }
+
+    /// A fronted setting binds its names to the whole sentence's values.
+    #[test]
+    fn a_fronted_setting_binds_the_sentence() {
+        let source = [hit("liability-02", "For a customer on the Free plan, the total liability of Wrenfield Labs is capped at $100. For a customer on the Growth plan, it is capped at $500.")];
+        assert!(check("The liability of Wrenfield Labs is capped at $100 if you're on the Free plan.", &[], &source).caps.is_empty());
+        assert!(check("The liability of Wrenfield Labs is capped at $100 if you're on the Growth plan.", &[], &source).score <= PAIRING_CAP);
     }
 
     /// A number the source writes as part of a name ("14 Pier Street") is that name's.
