@@ -23,8 +23,10 @@ after(() => worker?.stop());
 // Dev cases, one of each shape: a "Yes, …" answer, two facts of one passage
 // joined in one sentence, "No, …" with a negation the source words
 // differently, a changed number, an answer about another room, and another
-// passage's true fact given for this question.
-for (const id of ['ans-09', 'ans-25', 'premise-04', 'ans-11', 'ans-13', 'ans-45']) {
+// passage's true fact given for this question; two prices of two passages
+// summed in one sentence, each bound to its own name; and a filler ("the
+// reception staff") moved in from another passage.
+for (const id of ['ans-09', 'ans-25', 'premise-04', 'ans-11', 'ans-13', 'ans-45', 'ans-17', 'lookalike-03']) {
   const c = byId(id);
   test(`${id}: the right answer in a model's words is shown, the ${c.wrongKind} wrong one refused`, async () => {
     const right = (await ask(worker.url, `${c.question} 📜💯`)).body;
