@@ -5,7 +5,9 @@ import { execFileSync } from 'node:child_process';
 import { startWorker, WORKERS_AI, ADMIN_TOKEN, ROOT } from '../tests/worker/harness.mjs';
 
 const show = process.env.SHOW_MISSES === '1';
-const only = process.argv.slice(2);
+// --meaning: the doubles' embedding reads meaning as the perfect judge does (🧠).
+const meaning = process.argv.includes('--meaning') ? '🧠' : '';
+const only = process.argv.slice(2).filter((a) => a !== '--meaning');
 const CORPORA = [
   { name: 'Harbor Commons', dir: 'corpus', files: ['evals/cases.json', 'evals/harbor-natural.json'] },
   { name: 'Billwren', dir: 'corpora/billwren', files: ['evals/billwren.json', 'evals/billwren-natural.json'] },
@@ -53,8 +55,8 @@ async function bench(corpus) {
     execFileSync(join(ROOT, 'scripts', 'ingest'), ['--url', worker.url, dir], { env: { ...process.env, ADMIN_TOKEN }, stdio: ['ignore', 'ignore', 'inherit'] });
     for (const c of cases) {
       const row = { c };
-      if (answerable(c) && c.reference) row.right = await ask(worker.url, `${c.question} 📜💯`);
-      if ((answerable(c) || unanswerable(c)) && c.wrongReference) row.wrong = await ask(worker.url, `${c.question} 🃏🤥`);
+      if (answerable(c) && c.reference) row.right = await ask(worker.url, `${c.question} 📜💯${meaning}`);
+      if ((answerable(c) || unanswerable(c)) && c.wrongReference) row.wrong = await ask(worker.url, `${c.question} 🃏🤥${meaning}`);
       if (row.right || row.wrong) rows.push(row);
     }
   } finally {

@@ -22,6 +22,8 @@
 //   🃏 the generator answers with the case's `wrongReference` (a fluent wrong one)
 //   💯 the judge is perfect: 1.0 for a claim when a retrieved passage states the
 //      case's answer (its gold passages), citing it; 0 when none was retrieved
+//   🧠 the embedding reads meaning as well: the question, and each of its words
+//      embedded beside it, lies near the case's gold passages (see meaning)
 import { WorkerEntrypoint } from 'cloudflare:workers';
 import harbor from '../../evals/cases.json';
 import harborNatural from '../../evals/harbor-natural.json';
@@ -267,12 +269,29 @@ function validate(model, input, options) {
   }
 }
 
+/** 🧠 the embedding reads meaning as the perfect judge does: a scripted
+ * case's question, and each word of it embedded beside it, means what the
+ * case's gold passages say (their stored vectors' mean). An unanswerable case
+ * has no gold passage: its texts keep the hashed embedding. */
+function meaning(c) {
+  if (!c) return null;
+  const gold = [...index.values()].filter((v) => (c.passages ?? []).includes(v.id) || (c.gold ?? []).some((g) => v.metadata?.section === g || v.metadata?.section?.startsWith(`${g} `)));
+  if (gold.length === 0) return null;
+  const sum = gold.reduce((acc, v) => acc.map((x, i) => x + v.values[i]), new Array(DIMENSIONS).fill(0));
+  const norm = Math.hypot(...sum) || 1;
+  return sum.map((x) => x / norm);
+}
+
+/** A single word of the question (read by meaning beside it). */
+const asks = (question, text) => !/\s/.test(text.trim()) && words(text).some((w) => words(question).includes(w));
+
 export class AiDouble extends WorkerEntrypoint {
   async run(model, input, options) {
     validate(model, input, options);
     if (model.includes('/baai/bge')) {
       if (input.text.some((t) => t.includes('💥'))) throw new Error('AiError: 5007: internal model error');
-      const data = input.text.map(embed);
+      const meant = input.text[0].includes('🧠') ? meaning(scriptedCase(input.text[0])) : null;
+      const data = input.text.map((t, i) => (meant && (i === 0 || asks(input.text[0], t)) ? meant : embed(t)));
       return { shape: [data.length, DIMENSIONS], data };
     }
     const system = input.messages[0].content;
