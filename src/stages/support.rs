@@ -591,25 +591,26 @@ const COORDINATORS: &[&str] = &["and", "plus", "or"];
 
 /// A clause's coordinated statements of value, each one of its own: "$220
 /// for the Flex Desk plan plus $40 for the Business Address add-on" is two,
-/// split before a coordinator that a number or an amount follows.
+/// split before a coordinator that a number or an amount follows, when
+/// the phrase before it states one too ("raised a regiment and £10,000" is
+/// one statement).
 fn value_conjuncts(clause: &str) -> Vec<&str> {
+    let opens_with_value = |text: &str| text.trim_start().starts_with(|c: char| c.is_ascii_digit() || matches!(c, '$' | '€' | '£'));
     let mut parts = Vec::new();
-    let mut start = 0;
     let lower = clause.to_lowercase();
     for word in COORDINATORS {
         let marker = format!(" {word} ");
         for (at, _) in lower.match_indices(&marker) {
-            let next = clause[at + marker.len()..].chars().next();
-            if at > start && next.is_some_and(|c| c.is_ascii_digit() || matches!(c, '$' | '€' | '£')) {
+            if opens_with_value(&clause[at + marker.len()..]) {
                 parts.push((at, at + marker.len()));
             }
         }
     }
     parts.sort();
-    let mut out = Vec::new();
-    for (end, next) in parts {
-        if end > start {
-            out.push(clause[start..end].trim());
+    let (mut out, mut start) = (Vec::new(), 0);
+    for (at, next) in parts {
+        if at > start && !text::quantities(&clause[start..at]).is_empty() {
+            out.push(clause[start..at].trim());
             start = next;
         }
     }
@@ -959,6 +960,7 @@ mod tests {
     fn coordinated_values_are_bound_one_by_one() {
         assert_eq!(value_conjuncts("$220 for the Flex Desk plan plus $40 for the Business Address add-on"), ["$220 for the Flex Desk plan", "$40 for the Business Address add-on"]);
         assert_eq!(value_conjuncts("members and guests"), ["members and guests"]);
+        assert_eq!(value_conjuncts("raised a regiment and £10,000"), ["raised a regiment and £10,000"]);
         let passages = [
             hit("pricing-01", "The Flex Desk plan costs $220 per month."),
             hit("pricing-06", "The Business Address add-on costs $40 per month. The Day Locker add-on costs $25 per month."),
