@@ -128,7 +128,9 @@ impl Ask {
             return Err(Miss::Kind(Kind::YesNo));
         }
         // "What happens to items nobody claims?" asks what the relation brings about: the answer speaks of it.
-        if self.kind == Kind::Open && !self.head.is_empty() && !self.head.iter().any(|t| stated.contains(t)) {
+        // A head read by meaning ("is there a *deadline*") is the model's to word.
+        let head: Vec<&String> = self.head.iter().filter(|t| !focus.terms.iter().any(|f| &f.term == *t && f.by_meaning)).collect();
+        if self.kind == Kind::Open && !head.is_empty() && !head.iter().any(|t| stated.contains(t)) {
             return Err(Miss::Kind(Kind::Open));
         }
         // A sentence is about the question when it shares a word or a name with
@@ -635,6 +637,22 @@ mod tests {
         };
         assert!(read(&crate::text::terms("space")).is_ok());
         assert_eq!(read(&[]), Err(Miss::Kind(Kind::Place)));
+    }
+
+    /// The head of an open question read by meaning is the model's to word:
+    /// "ask for a credit" is answered by "claim a credit".
+    #[test]
+    fn a_head_read_by_meaning_may_be_reworded() {
+        let ask = ask("How do I ask for a service credit, and is there a deadline?");
+        let (answer, cited) = ("You claim a service credit through a support ticket within 30 days.", "A customer claims a service credit through a support ticket within 30 days.");
+        let read = |meant: &[String]| {
+            let focus = Focus::new(&ask.focus, &vec![1; ask.focus.len()], 40).meant(meant, &[]);
+            let alignments = vec![(answer.to_string(), cited.to_string())];
+            let used = crate::text::terms(cited);
+            ask.answers_in_own_words(&focus, answer, &Grounds { cited, windows: cited, known: &[], pairs: &[], alignments: &alignments, used: &used })
+        };
+        assert!(read(&crate::text::terms("ask deadline")).is_ok());
+        assert_eq!(read(&[]), Err(Miss::Kind(ask.kind)));
     }
 
     /// The filler of "who" moved in from a passage not retrieved is caught as
