@@ -339,7 +339,18 @@ fn sharing_clauses<'a>(wanted: &[String], passage: &'a str) -> Vec<(usize, usize
 pub fn contradicted(claim: &str, passage: &str, given: &dyn Fn(&text::Quantity) -> bool) -> Option<String> {
     text::clauses_of(claim)
         .into_iter()
+        .flat_map(coordinated)
         .find_map(|clause| aligned_clause(clause, passage).and_then(|source| contradiction(clause, source)).or_else(|| changed_value(clause, passage, given)))
+}
+
+/// English's phrases that join two statements within one clause ("can be
+/// used for household budgeting *as well as* for business use"): each side
+/// is set against the source on its own.
+const PHRASAL_COORDINATORS: &[&str] = &[" as well as ", " along with ", " together with ", " in addition to "];
+
+/// A clause split at its [`PHRASAL_COORDINATORS`].
+fn coordinated(clause: &str) -> Vec<&str> {
+    PHRASAL_COORDINATORS.iter().fold(vec![clause], |parts, marker| parts.into_iter().flat_map(|p| p.split(marker)).collect())
 }
 
 /// A claim without its opening answer particle ("No, the desk is …" is "the desk is …").
@@ -981,6 +992,15 @@ mod tests {
         let source = [hit("liability-02", "For a customer on the Free plan, the total liability of Wrenfield Labs is capped at $100. For a customer on the Growth plan, it is capped at $500.")];
         assert!(check("The liability of Wrenfield Labs is capped at $100 if you're on the Free plan.", &[], &source).caps.is_empty());
         assert!(check("The liability of Wrenfield Labs is capped at $100 if you're on the Growth plan.", &[], &source).score <= PAIRING_CAP);
+    }
+
+    /// Each side of "as well as" is set against the source on its own.
+    #[test]
+    fn each_side_of_a_phrasal_coordinator_is_checked() {
+        let source = [hit("acceptable-use-06", "Billwren is for business use by companies, and Billwren must not be used only for personal household budgeting.")];
+        let joined = "Billwren can be used for personal household budgeting as well as for business use by companies.";
+        assert!(check(joined, &[], &source).score <= CONTRADICTION_CAP, "the budgeting half says otherwise");
+        assert!(check("Billwren is for business use by companies.", &[], &source).caps.is_empty());
     }
 
     /// A number the source writes as part of a name ("14 Pier Street") is that name's.
