@@ -578,7 +578,10 @@ fn paired_in_a_window(claim: &str, claim_names: &[String], known_names: &[String
         return true;
     }
     let all_names: Vec<String> = claim_names.iter().chain(known_names).cloned().collect();
-    text::clauses_of(claim).into_iter().flat_map(value_conjuncts).all(|clause| {
+    let clauses = text::clauses_of(claim);
+    // A clause opening with a pronoun ("…; they come with the Growth plan") speaks of what the clause before it does.
+    let antecedents = clauses.iter().enumerate().map(|(i, c)| i.checked_sub(1).filter(|_| crate::stages::question::opens_with_back_reference(c)).map(|b| clauses[b]));
+    clauses.iter().zip(antecedents).flat_map(|(c, before)| value_conjuncts(c).into_iter().map(move |part| (part, before))).all(|(clause, before)| {
         let clause_names: Vec<&String> = claim_names.iter().filter(|n| names::phrase_in(clause, n)).collect();
         if clause_names.is_empty() {
             return true;
@@ -593,7 +596,7 @@ fn paired_in_a_window(claim: &str, claim_names: &[String], known_names: &[String
             }
             claimed.is_empty() || claimed.iter().any(|name| bound_alike(q, name, &all_names, passage, heading))
         });
-        bound && (asker_words || related(clause, &clause_names, passage, heading))
+        bound && (asker_words || related(clause, before, &clause_names, passage, heading))
     })
 }
 
@@ -657,10 +660,15 @@ fn fronted_setting(sentence: &str) -> Option<&str> {
 const PREPOSITIONS: &[&str] = &["at", "in", "on", "for", "with", "under", "during", "within", "inside", "from"];
 
 /// A clause's names meet in one stretch of the source with at least half
-/// of its other words (see [`paired_in_a_window`]).
-fn related(clause: &str, clause_names: &[&String], passage: &str, heading: &str) -> bool {
+/// of its other words (see [`paired_in_a_window`]), those of the clause its
+/// pronoun stands for (`antecedent`) among them.
+fn related(clause: &str, antecedent: Option<&str>, clause_names: &[&String], passage: &str, heading: &str) -> bool {
     let name_terms: Vec<String> = clause_names.iter().flat_map(|n| text::terms(n)).collect();
-    let said: Vec<String> = content_terms(clause).into_iter().filter(|t| !name_terms.contains(t) && polarity(t).is_none()).collect();
+    let other_names: Vec<String> = antecedent.map(|a| text::names(a).iter().flat_map(|n| text::terms(n)).collect()).unwrap_or_default();
+    let said: Vec<String> = content_terms(&format!("{} {clause}", antecedent.unwrap_or_default()))
+        .into_iter()
+        .filter(|t| !name_terms.contains(t) && !other_names.contains(t) && polarity(t).is_none())
+        .collect();
     // Two names in one clause are a relation between them: one sentence must
     // state it. One name is a subject, and the sentence that runs on may add to it.
     let stretches = if clause_names.len() == 1 { windows(passage) } else { text::sentences(passage).into_iter().map(str::to_string).collect() };
@@ -880,6 +888,20 @@ mod tests {
         assert!(swapped.score <= PAIRING_CAP, "{swapped:?}");
         assert!(!runs_on("Members must clear desks daily.", "The Quiet Zone is silent."));
         assert!(runs_on("Dogs are allowed on Fridays.", "They must be kept on a leash."));
+    }
+
+    /// A clause opening with a pronoun speaks of what the clause before it
+    /// does: "…; they come with the Pro tier" names the Pro tier for the
+    /// exports, and the source must say so of the exports.
+    #[test]
+    fn a_pronoun_clause_is_read_with_its_antecedent() {
+        let tiers = "The Basic tier does not include scheduled exports. The Pro tier adds scheduled exports and audit logs.";
+        let source = [hit("tiers-01", tiers)];
+        let right = check("The Basic tier doesn't include scheduled exports; they come with the Pro tier.", &[], &source);
+        assert!(right.caps.is_empty(), "{right:?}");
+        let other = "The Basic tier does not include scheduled exports. Invoices are sent monthly. The Pro tier adds a second workspace.";
+        let moved = check("The Basic tier doesn't include scheduled exports; they come with the Pro tier.", &[], &[hit("tiers-01", other)]);
+        assert!(moved.score <= PAIRING_CAP, "the Pro tier's sentence says nothing of exports: {moved:?}");
     }
 
     /// A value goes with the name its clause writes nearest it, on either side;
