@@ -8,11 +8,11 @@ use crate::api::response::{AskResponse, CacheInfo, Cost, Reason, Stage, Status, 
 use crate::config::Config;
 use crate::corpus::chunk::hex;
 
-/// This build's answering rules: the crate's version and the tokenizer and
-/// scoring rules' version. Part of every cache key, so a deploy that changes
-/// how answers are made never serves answers made the old way.
+/// This build's answering rules: the crate's version, the tokenizer's
+/// version and the answering rules' version. Part of every cache key, so a
+/// deploy that changes how answers are made never serves answers made the old way.
 pub fn build_id() -> String {
-    format!("{}+rules.{}", env!("CARGO_PKG_VERSION"), crate::text::RULES_VERSION)
+    format!("{}+rules.{}+answers.{}", env!("CARGO_PKG_VERSION"), crate::text::RULES_VERSION, crate::stages::ANSWERING_RULES)
 }
 
 /// The question as the cache sees it: lowercase, single spaces, no trailing

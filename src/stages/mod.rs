@@ -23,6 +23,12 @@ pub mod support;
 
 use crate::api::response::{Stage, StageName, StageStatus};
 
+/// The version of the rules that decide an answer (the gates and the checks
+/// of facts here), apart from the tokenizer's ([`crate::text::RULES_VERSION`]):
+/// part of the build id, so a change retires every cached answer and re-asks
+/// the pinned ones, without re-indexing, or paying to embed again, one passage.
+pub const ANSWERING_RULES: &str = "1";
+
 #[derive(Default)]
 pub struct Stages<'a> {
     done: Vec<Stage>,

@@ -21,9 +21,10 @@ pub use names::names;
 pub use numbers::{periods, quantities, Quantity, Unit};
 use stopwords::is_stopword;
 
-/// The version of the tokenizer, the reference patterns and the scoring rules. It is part of every
-/// passage hash, the corpus version and the cache key: changing a rule here
-/// re-indexes every passage and retires every cached answer.
+/// The version of the tokenizer and the reference patterns: what indexing
+/// reads. It is part of every passage hash, the corpus version and the cache
+/// key: changing it re-indexes every passage and retires every cached answer.
+/// A rule that only decides answers bumps [`crate::stages::ANSWERING_RULES`].
 pub const RULES_VERSION: &str = "5";
 
 /// Words that negate the statement they stand in (and "-n't").
