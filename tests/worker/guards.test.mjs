@@ -131,7 +131,7 @@ test('scripts/warm-cache asks and pins; pinned answers outlive their TTL', async
 
 test('after a deploy changes the build, the cron asks pinned questions again and pins the new answers', async () => {
   const { build } = await (await fetch(`${worker.url}/health`)).json();
-  assert.match(build, /^\d+\.\d+\.\d+\+rules\.\d+$/);
+  assert.match(build, /^\d+\.\d+\.\d+\+rules\.\d+\+answers\.\d+$/);
   const pinned = () => d1(worker.persist, 'SELECT key, question, build FROM answer_cache WHERE pinned = 1 AND question IS NOT NULL ORDER BY question');
   assert.deepEqual(pinned().map((r) => [r.question, r.build]), [['How much is a day pass?', build], ['Where can I park my car?', build]]);
   // A row an older build pinned: its own key (the build is part of the key),
