@@ -12,6 +12,7 @@
 //!   verbatim; and a negation or antonym flip against the closest source
 //!   sentence is a contradiction.
 
+use crate::stages::question::opens_with_back_reference;
 use crate::stages::retrieve::Hit;
 use crate::text::grammar::{is_function_word, AUXILIARIES};
 use crate::text::{self, names};
@@ -580,7 +581,7 @@ fn paired_in_a_window(claim: &str, claim_names: &[String], known_names: &[String
     let all_names: Vec<String> = claim_names.iter().chain(known_names).cloned().collect();
     let clauses = text::clauses_of(claim);
     // A clause opening with a pronoun ("…; they come with the Growth plan") speaks of what the clause before it does.
-    let antecedents = clauses.iter().enumerate().map(|(i, c)| i.checked_sub(1).filter(|_| crate::stages::question::opens_with_back_reference(c)).map(|b| clauses[b]));
+    let antecedents = clauses.iter().enumerate().map(|(i, c)| i.checked_sub(1).filter(|_| opens_with_back_reference(c)).map(|b| clauses[b]));
     clauses.iter().zip(antecedents).flat_map(|(c, before)| value_conjuncts(c).into_iter().map(move |part| (part, before))).all(|(clause, before)| {
         let clause_names: Vec<&String> = claim_names.iter().filter(|n| names::phrase_in(clause, n)).collect();
         if clause_names.is_empty() {
@@ -802,7 +803,7 @@ fn windows(passage: &str) -> Vec<String> {
 /// made in the app."). "Members clear desks daily. The Quiet Zone is silent."
 /// are two subjects.
 pub fn runs_on(first: &str, second: &str) -> bool {
-    if crate::stages::question::opens_with_back_reference(second) {
+    if opens_with_back_reference(second) {
         return true;
     }
     let opening = text::terms(&second.split_whitespace().take(SUBJECT_WORDS).collect::<Vec<_>>().join(" "));
