@@ -127,6 +127,10 @@ impl Ask {
         if !particle && !self.proposition.is_empty() && !self.proposition.iter().any(|t| stated.contains(t)) {
             return Err(Miss::Kind(Kind::YesNo));
         }
+        // Without a yes or a no, an answer to "… when the building is closed?" speaks of that case.
+        if !particle && !self.condition.is_empty() && !self.condition.iter().any(|t| stated.contains(t)) {
+            return Err(Miss::Kind(Kind::YesNo));
+        }
         // "What happens to items nobody claims?" asks what the relation brings about: the answer speaks of it.
         // A head read by meaning ("is there a *deadline*") is the model's to word.
         let head: Vec<&String> = self.head.iter().filter(|t| !focus.terms.iter().any(|f| &f.term == *t && f.by_meaning)).collect();
@@ -619,6 +623,28 @@ mod tests {
         assert!(matches!(other, Err(Miss::Names(_)) | Err(Miss::OtherSubject(_))), "{other:?}");
         assert_eq!(own_words("How long is security footage kept?", "Lost property is held for 30 days.", "Lost property is held for 30 days."), Err(Miss::Kind(Kind::Duration)));
         assert!(own_words("Can I bring my dog?", "Yes, on Fridays.", "Dogs are allowed on Fridays.").is_ok());
+    }
+
+    /// Without a yes or a no, an answer to a yes/no question asked under a
+    /// condition speaks of that condition: a true sentence about the
+    /// proposition alone answers another question.
+    #[test]
+    fn a_polar_answer_without_a_particle_speaks_of_the_condition() {
+        let question = "Do members get a discount when the pool shuts early?";
+        let cited = "Members get a 10% discount on next month's fee when the pool shuts early. Discounts are applied to the next invoice.";
+        assert_eq!(own_words(question, "Discounts are applied to the next invoice.", cited), Err(Miss::Kind(Kind::YesNo)));
+        assert!(own_words(question, "Members get 10% off next month's fee when the pool shuts early.", cited).is_ok());
+        assert!(own_words(question, "Yes, 10% off next month's fee.", cited).is_ok());
+    }
+
+    /// "Can I do that …?" asks the proposition of the statement before it:
+    /// without a yes or a no, the answer speaks of it, not only of the plan.
+    #[test]
+    fn do_that_stands_for_the_statement_before_it() {
+        let question = "I want to rent a locker every week. Can I do that with a Day Pass?";
+        let cited = "A Day Pass includes a hot desk and coffee. Day Pass holders can rent a locker by the week.";
+        assert_eq!(own_words(question, "A Day Pass includes a hot desk and coffee.", cited), Err(Miss::Kind(Kind::YesNo)));
+        assert!(own_words(question, "Day Pass holders can rent a locker by the week.", cited).is_ok());
     }
 
     /// A question whose every word is read by meaning is about what they

@@ -120,6 +120,9 @@ pub struct Ask {
     /// happens to my *things*" in "… if my account is downgraded?"): a quote
     /// answers it only if it holds one.
     pub main_terms: Vec<String>,
+    /// A yes/no question's condition: the first content words of the clause
+    /// that conditions it ("… when *the building* is *closed* for a day?").
+    pub condition: Vec<String>,
     /// The asking clause negates its relation ("items *nobody* claims").
     pub negated: bool,
     /// The head of a second question joined on with "and" or "or" ("…, and
@@ -185,8 +188,15 @@ impl Ask {
         let predicate = predicate(&words, &consumed, &name_terms, skip);
         let joined = joined_head(&words);
         let head = head_phrase(&words, &predicate, kind == Kind::YesNo);
-        let proposition = if kind == Kind::YesNo { proposition(&words) } else { Vec::new() };
+        let proposition = match kind {
+            // "… every month. Can I do that on Starter?": "do that" stands for the statement's verb phrase.
+            Kind::YesNo if has_pro_verb(&words) => proposition(&lower_words(question.split(asked).next().unwrap_or(""))),
+            Kind::YesNo => proposition(&words),
+            _ => Vec::new(),
+        };
+        let condition = if kind == Kind::YesNo { condition(&words) } else { Vec::new() };
         Ask {
+            condition,
             pairs: text::modifier_pairs(question),
             alternatives: alternatives(asked),
             proposition,
@@ -663,6 +673,19 @@ pub(super) fn proposition(words: &[String]) -> Vec<String> {
         runs
     });
     runs.iter().take(2).flatten().flat_map(|&i| text::terms(&words[i])).filter(|t| !text::is_numeric(t)).collect()
+}
+
+/// "Can I do that?", "does it do so?": a form of "do" with "that", "so",
+/// "it" or "this" after it stands for a verb phrase said before.
+fn has_pro_verb(words: &[String]) -> bool {
+    words.windows(2).any(|pair| matches!(pair[0].as_str(), "do" | "does" | "did") && matches!(pair[1].as_str(), "that" | "so" | "it" | "this"))
+}
+
+/// A yes/no question's condition (see [`Ask::condition`]): the proposition
+/// of the clause a subordinator opens, read the way the question's own is.
+pub(super) fn condition(words: &[String]) -> Vec<String> {
+    let opens = |w: &String| SUBORDINATORS.contains(&w.as_str()) || TEMPORAL_SUBORDINATORS.contains(&w.as_str());
+    words.iter().position(opens).map_or_else(Vec::new, |at| proposition(&words[at..]))
 }
 
 /// The names on either side of an "or" ("Arthur's Magazine or First for Women").

@@ -20,6 +20,9 @@ pub(super) const INDEFINITE_PRONOUNS: &[&str] = &[
 /// Conjunctions that open a subordinate clause: what follows conditions or
 /// explains the question, it does not hold its predicate.
 pub(super) const SUBORDINATORS: &[&str] = &["if", "unless", "because", "although", "though", "whether", "while", "whereas", "once"];
+/// Conjunctions that open a clause of time, which conditions a yes/no
+/// question as "if" does ("Do I get money back *when* …?").
+pub(super) const TEMPORAL_SUBORDINATORS: &[&str] = &["when", "whenever", "after", "before", "until"];
 /// Request frames addressed to the system ("tell me", "do you know", "let me
 /// know"): the verb is the asking, not the topic.
 pub(super) const REQUEST_VERBS: &[&str] = &["tell", "know", "wonder", "please", "explain", "let"];
