@@ -346,8 +346,10 @@ impl Ask {
         match self.kind {
             Kind::Person => new_name() || self.after(&lower_words(clause), &["by"], new_term),
             Kind::Place => self.after(&lower_words(clause), LOCATIVES, new_term) || (new_name() && has_phrase(LOCATIVES)),
-            Kind::Time => new_quantities.iter().any(is_point_in_time) || has_phrase(TIME_WORDS),
-            Kind::Soon => new_quantities.iter().any(|q| is_point_in_time(q) || q.unit.is_duration()) || has_phrase(TIME_WORDS),
+            Kind::Time => new_quantities.iter().any(is_point_in_time) || has_phrase(TIME_WORDS) || self.after(&lower_words(clause), TEMPORAL_MARKERS, new_term),
+            Kind::Soon => {
+                new_quantities.iter().any(|q| is_point_in_time(q) || q.unit.is_duration()) || has_phrase(TIME_WORDS) || self.after(&lower_words(clause), TEMPORAL_MARKERS, new_term)
+            }
             Kind::Year => new_quantities.iter().any(Quantity::is_year),
             Kind::Money => new_quantities.iter().any(|q| matches!(q.unit, Unit::Money(_))) || has_phrase(FREE_PHRASES),
             Kind::Number => new_quantities.iter().any(|q| !matches!(q.unit, Unit::Weekday | Unit::Month | Unit::Clock | Unit::Ordinal)),
@@ -645,6 +647,18 @@ mod tests {
         let cited = "A Day Pass includes a hot desk and coffee. Day Pass holders can rent a locker by the week.";
         assert_eq!(own_words(question, "A Day Pass includes a hot desk and coffee.", cited), Err(Miss::Kind(Kind::YesNo)));
         assert!(own_words(question, "Day Pass holders can rent a locker by the week.", cited).is_ok());
+    }
+
+    /// "When …?" is answered by another event as well as by a date: "after
+    /// the package is unpacked" states a time; "once a year" does not.
+    #[test]
+    fn an_event_answers_when() {
+        let cited = "The script runs after the package is unpacked. It runs once a year on the first of March.";
+        let question = "When does the script run?";
+        assert!(own_words(question, "It runs after the package is unpacked.", cited).is_ok());
+        assert!(own_words(question, "It runs on the first of March.", cited).is_ok());
+        assert_eq!(own_words(question, "The script runs once a year.", cited), Err(Miss::Kind(Kind::Time)));
+        assert_eq!(own_words(question, "The script is run by the package.", cited), Err(Miss::Kind(Kind::Time)));
     }
 
     /// A question whose every word is read by meaning is about what they

@@ -58,7 +58,14 @@ pub(super) const LOCATIVES: &[&str] = &[
 pub(super) const TIME_WORDS: &[&str] = &[
     "today", "tomorrow", "yesterday", "tonight", "daily", "weekly", "monthly", "annually", "yearly", "immediately",
     "noon", "midnight", "morning", "afternoon", "evening", "night", "weekend", "weekends", "weekday", "weekdays",
-    "spring", "summer", "autumn", "winter", "century", "decade",
+    "spring", "summer", "autumn", "winter", "century", "decade", "instantly", "now", "later", "right away", "straight away",
+    "at once",
+];
+/// Words that place a fact in time by another event ("*after* the package
+/// is unpacked", "*until* the grace period ends", "*at the end of* the
+/// month"): followed by what the question did not say, they answer "when".
+pub(super) const TEMPORAL_MARKERS: &[&str] = &[
+    "before", "after", "until", "till", "during", "when", "whenever", "since", "upon", "within", "end", "start", "beginning",
 ];
 /// Words that state how often.
 pub(super) const FREQUENCY_WORDS: &[&str] = &[
