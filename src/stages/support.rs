@@ -763,12 +763,15 @@ pub fn aligned_sentence<'a>(claim: &str, passage: &'a str) -> Option<&'a str> {
 /// The sentence [`aligned_sentence`] finds with the sentences on either
 /// side of it: what one statement of the passage may draw on (two facts of
 /// neighbouring sentences are one answer). A sentence that ends in a colon
-/// goes on in the list after it ("… have seven fields; namely: 1. Minute …").
+/// goes on in the list after it ("… have seven fields; namely: 1. Minute …"),
+/// and an item of that list is read with the sentence that introduces it.
 pub fn aligned_neighbourhood(claim: &str, passage: &str) -> Option<String> {
     let sentences = text::sentences(passage);
     let at = aligned_at(claim, &sentences)?;
-    let end = if sentences[at].ends_with(':') { sentences.len() } else { (at + 2).min(sentences.len()) };
-    Some(sentences[at.saturating_sub(1)..end].join(" "))
+    let introduced = (0..at).rev().find(|&j| !text::is_list_item(sentences[j])).filter(|&j| sentences[j].ends_with(':') && text::is_list_item(sentences[at]));
+    let start = introduced.unwrap_or(at.saturating_sub(1));
+    let end = if sentences[at].ends_with(':') || introduced.is_some() { sentences.len() } else { (at + 2).min(sentences.len()) };
+    Some(sentences[start..end].join(" "))
 }
 
 fn aligned_at(claim: &str, sentences: &[&str]) -> Option<usize> {
@@ -788,12 +791,14 @@ fn aligned_at(claim: &str, sentences: &[&str]) -> Option<usize> {
 /// The opening words of a sentence, where English puts its subject.
 const SUBJECT_WORDS: usize = 6;
 
-/// Each sentence of a passage, and each pair of neighbours where the second
-/// runs on from the first.
+/// Each sentence of a passage, each pair of neighbours where the second
+/// runs on from the first, and each sentence that ends in a colon with all
+/// that follows it (the list it introduces, as [`aligned_neighbourhood`] reads it).
 fn windows(passage: &str) -> Vec<String> {
     let sentences = text::sentences(passage);
     let mut out: Vec<String> = sentences.iter().map(|s| s.to_string()).collect();
     out.extend(sentences.windows(2).filter(|pair| runs_on(pair[0], pair[1])).map(|pair| format!("{} {}", pair[0], pair[1])));
+    out.extend((0..sentences.len()).filter(|&i| sentences[i].ends_with(':') && i + 1 < sentences.len()).map(|i| sentences[i..].join(" ")));
     out
 }
 
@@ -903,6 +908,17 @@ mod tests {
         let other = "The Basic tier does not include scheduled exports. Invoices are sent monthly. The Pro tier adds a second workspace.";
         let moved = check("The Basic tier doesn't include scheduled exports; they come with the Pro tier.", &[], &[hit("tiers-01", other)]);
         assert!(moved.score <= PAIRING_CAP, "the Pro tier's sentence says nothing of exports: {moved:?}");
+    }
+
+    /// An item of a list is read with the sentence that introduces it: "the
+    /// third of four columns" draws on the count before the colon and the
+    /// numbered item after it.
+    #[test]
+    fn a_list_item_is_read_with_its_introduction() {
+        let passage = "Each row of the log has four columns; namely:\n\n1. Date\n\n2. Amount\n\n3. Payee\n\n4. Note\n\nRows are sorted by date.";
+        let around = aligned_neighbourhood("The payee is the third of four columns.", passage).unwrap_or_default();
+        assert!(around.starts_with("Each row of the log has four columns") && around.contains("3. Payee"), "{around}");
+        assert!(check("The payee is the third of four columns in each row.", &[], &[hit("log-01", passage)]).caps.is_empty());
     }
 
     /// A value goes with the name its clause writes nearest it, on either side;

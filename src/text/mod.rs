@@ -184,12 +184,20 @@ const FREE_NOUNS: &[&str] = &["charge", "cost", "fee", "fees", "payment"];
 
 /// Splits prose into sentences at `.`, `!` or `?` followed by whitespace and a
 /// capital letter or digit (or an opening quote), leaving abbreviations and
-/// decimals ("$4.50") intact. Each sentence is returned trimmed, as written.
+/// decimals ("$4.50") intact, and at every blank line: a paragraph or a list
+/// item ends its sentence whatever its last mark ("… namely:" before a list).
+/// The number of a numbered item ("1. Minute") opens it, not a sentence of
+/// its own. Each sentence is returned trimmed, as written.
 pub fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     for (i, &(at, c)) in chars.iter().enumerate() {
+        if c == '\n' && chars[i + 1..].iter().map(|&(_, c)| c).take_while(|c| c.is_whitespace()).any(|c| c == '\n') {
+            push_trimmed(&mut out, &text[start..at]);
+            start = at;
+            continue;
+        }
         if !matches!(c, '.' | '!' | '?') {
             continue;
         }
@@ -206,11 +214,23 @@ pub fn sentences(text: &str) -> Vec<&str> {
         if c == '.' && (ABBREVIATIONS.contains(&before.to_lowercase().as_str()) || is_initial(before)) {
             continue;
         }
+        let item_number = text[start..at].trim();
+        if c == '.' && !item_number.is_empty() && item_number.chars().all(|d| d.is_ascii_digit()) {
+            continue;
+        }
         push_trimmed(&mut out, &text[start..at + c.len_utf8()]);
         start = at + c.len_utf8();
     }
     push_trimmed(&mut out, &text[start..]);
     out
+}
+
+/// A sentence that is an item of a list: it opens with its number ("1.",
+/// "2)") or a bullet ("-", "*").
+pub fn is_list_item(sentence: &str) -> bool {
+    let first = sentence.split_whitespace().next().unwrap_or("");
+    let numbered = first.len() > 1 && first.ends_with(['.', ')']) && first[..first.len() - 1].chars().all(|c| c.is_ascii_digit());
+    numbered || matches!(first, "-" | "*")
 }
 
 /// A capital initial ("J." in "J. R. R. Tolkien") or a dotted abbreviation
@@ -435,6 +455,10 @@ mod tests {
         assert_eq!(sentences("Written by J. R. R. Tolkien. It sold."), ["Written by J. R. R. Tolkien.", "It sold."]);
         assert_eq!(sentences("Confirmed by the U.S. Senate in 2001."), ["Confirmed by the U.S. Senate in 2001."]);
         assert!(sentences("   ").is_empty());
+        assert_eq!(
+            sentences("The file has three fields; namely:\n\n1. Minute\n\n2. Username\n\nRanges are allowed."),
+            ["The file has three fields; namely:", "1. Minute", "2. Username", "Ranges are allowed."]
+        );
     }
 
     #[test]

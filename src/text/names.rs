@@ -34,7 +34,11 @@ fn is_name_word(word: &str) -> bool {
 pub fn names(text: &str) -> Vec<String> {
     let mut found = Vec::new();
     for sentence in super::sentences(text) {
-        let tokens: Vec<&str> = sentence.split_whitespace().collect();
+        let mut tokens: Vec<&str> = sentence.split_whitespace().collect();
+        // A numbered item's first word ("1. Minute") is capitalized as a sentence's is.
+        if super::is_list_item(sentence) {
+            tokens.remove(0);
+        }
         let mut run: Vec<&str> = Vec::new();
         let mut run_start = 0;
         let mut i = 0;
@@ -166,6 +170,8 @@ mod tests {
         assert_eq!(names("Which magazine came first, Arthur's Magazine or First for Women?"), ["Arthur's Magazine", "First for Women"]);
         assert_eq!(names("It is run by the Bank of America in New York City."), ["Bank of America", "New York City"]);
         assert_eq!(names("Every MTA package must have it."), ["MTA"]);
+        assert!(names("6. Username").is_empty(), "a numbered item opens as a sentence does");
+        assert_eq!(names("7. Command to Harbor Commons"), ["Harbor Commons"]);
     }
 
     /// A lowercase swap of a known name is still a name.
