@@ -915,10 +915,11 @@ mod tests {
     /// numbered item after it.
     #[test]
     fn a_list_item_is_read_with_its_introduction() {
-        let passage = "Each row of the log has four columns; namely:\n\n1. Date\n\n2. Amount\n\n3. Payee\n\n4. Note\n\nRows are sorted by date.";
-        let around = aligned_neighbourhood("The payee is the third of four columns.", passage).unwrap_or_default();
-        assert!(around.starts_with("Each row of the log has four columns") && around.contains("3. Payee"), "{around}");
-        assert!(check("The payee is the third of four columns in each row.", &[], &[hit("log-01", passage)]).caps.is_empty());
+        let passage = "Each row of the log has four columns; namely:\n\n1. Date\n\n2. Amount\n\n3. Payee name, as on the invoice\n\n4. Note\n\nRows are sorted by date.";
+        let claim = "The payee name, as on the invoice, is the third of four columns.";
+        let around = aligned_neighbourhood(claim, passage).unwrap_or_default();
+        assert!(around.starts_with("Each row of the log has four columns") && around.contains("3. Payee name"), "{around}");
+        assert!(check(claim, &[], &[hit("log-01", passage)]).caps.is_empty());
     }
 
     /// A value goes with the name its clause writes nearest it, on either side;
