@@ -343,13 +343,13 @@ impl Ask {
         let has_phrase = |list: &[&str]| list.iter().any(|p| lower.contains(&format!(" {p} ")));
         let new_name = || sentence_names.iter().any(|n| clause.contains(n.as_str()) && self.is_new(n));
         let new_term = |t: &String| !text::is_numeric(t) && !self.focus.iter().any(|(f, _)| f == t);
+        // "after the package is unpacked": a time told by another event.
+        let by_event = || self.after(&lower_words(clause), TEMPORAL_MARKERS, new_term);
         match self.kind {
             Kind::Person => new_name() || self.after(&lower_words(clause), &["by"], new_term),
             Kind::Place => self.after(&lower_words(clause), LOCATIVES, new_term) || (new_name() && has_phrase(LOCATIVES)),
-            Kind::Time => new_quantities.iter().any(is_point_in_time) || has_phrase(TIME_WORDS) || self.after(&lower_words(clause), TEMPORAL_MARKERS, new_term),
-            Kind::Soon => {
-                new_quantities.iter().any(|q| is_point_in_time(q) || q.unit.is_duration()) || has_phrase(TIME_WORDS) || self.after(&lower_words(clause), TEMPORAL_MARKERS, new_term)
-            }
+            Kind::Time => new_quantities.iter().any(is_point_in_time) || has_phrase(TIME_WORDS) || by_event(),
+            Kind::Soon => new_quantities.iter().any(|q| is_point_in_time(q) || q.unit.is_duration()) || has_phrase(TIME_WORDS) || by_event(),
             Kind::Year => new_quantities.iter().any(Quantity::is_year),
             Kind::Money => new_quantities.iter().any(|q| matches!(q.unit, Unit::Money(_))) || has_phrase(FREE_PHRASES),
             Kind::Number => new_quantities.iter().any(|q| !matches!(q.unit, Unit::Weekday | Unit::Month | Unit::Clock | Unit::Ordinal)),
