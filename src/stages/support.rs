@@ -768,7 +768,7 @@ pub fn aligned_sentence<'a>(claim: &str, passage: &'a str) -> Option<&'a str> {
 pub fn aligned_neighbourhood(claim: &str, passage: &str) -> Option<String> {
     let sentences = text::sentences(passage);
     let at = aligned_at(claim, &sentences)?;
-    let introduced = (0..at).rev().find(|&j| !text::is_list_item(sentences[j])).filter(|&j| sentences[j].ends_with(':') && text::is_list_item(sentences[at]));
+    let introduced = text::is_list_item(sentences[at]).then(|| (0..at).rev().find(|&j| !text::is_list_item(sentences[j]))).flatten().filter(|&j| sentences[j].ends_with(':'));
     let start = introduced.unwrap_or(at.saturating_sub(1));
     let end = if sentences[at].ends_with(':') || introduced.is_some() { sentences.len() } else { (at + 2).min(sentences.len()) };
     Some(sentences[start..end].join(" "))

@@ -214,8 +214,7 @@ pub fn sentences(text: &str) -> Vec<&str> {
         if c == '.' && (ABBREVIATIONS.contains(&before.to_lowercase().as_str()) || is_initial(before)) {
             continue;
         }
-        let item_number = text[start..at].trim();
-        if c == '.' && !item_number.is_empty() && item_number.chars().all(|d| d.is_ascii_digit()) {
+        if c == '.' && is_item_number(text[start..at + 1].trim()) {
             continue;
         }
         push_trimmed(&mut out, &text[start..at + c.len_utf8()]);
@@ -229,8 +228,12 @@ pub fn sentences(text: &str) -> Vec<&str> {
 /// "2)") or a bullet ("-", "*").
 pub fn is_list_item(sentence: &str) -> bool {
     let first = sentence.split_whitespace().next().unwrap_or("");
-    let numbered = first.len() > 1 && first.ends_with(['.', ')']) && first[..first.len() - 1].chars().all(|c| c.is_ascii_digit());
-    numbered || matches!(first, "-" | "*")
+    is_item_number(first) || matches!(first, "-" | "*")
+}
+
+/// The number of a numbered item: digits and a stop or bracket ("1.", "2)").
+fn is_item_number(word: &str) -> bool {
+    word.len() > 1 && word.ends_with(['.', ')']) && word[..word.len() - 1].chars().all(|c| c.is_ascii_digit())
 }
 
 /// A capital initial ("J." in "J. R. R. Tolkien") or a dotted abbreviation
