@@ -387,7 +387,8 @@ fn contradiction(claim: &str, sentence: &str) -> Option<String> {
     }
     let statement = negated(claim) > 0 || words.iter().any(|w| AUXILIARIES.contains(&w.as_str()));
     let same_bound = negated(claim) == 0 && upper_bound(claim) && negated_comparative(sentence);
-    if statement && negated(claim) != negated(sentence) && !same_bound {
+    // Polarity is whether a clause negates: "not kept … and never kept" says one "not" twice.
+    if statement && (negated(claim) > 0) != (negated(sentence) > 0) && !same_bound {
         return Some("negation differs from the source".into());
     }
     let (claim_words, source_words) = (text::lower_words(claim), text::lower_words(sentence));
@@ -976,6 +977,17 @@ mod tests {
         let paraphrase = check("Unused hours don't roll over; they expire at the end of the month.", &[], &source);
         assert!(!paraphrase.caps.iter().any(|c| c.contains("negation")), "{paraphrase:?}");
         let flipped = check("Unused meeting-room hours do not expire at the end of each month.", &[], &source);
+        assert!(flipped.score <= CONTRADICTION_CAP, "{flipped:?}");
+    }
+
+    /// A clause's polarity is whether it negates, not how many times: a
+    /// second negation joined on ("and never …") restates the same "not".
+    #[test]
+    fn polarity_is_a_negation_not_a_count() {
+        let source = [hit("lockers-02", "Day lockers are not kept overnight and must be emptied by closing time.")];
+        let joined = check("Day lockers are not kept overnight and are never kept past closing time.", &[], &source);
+        assert!(!joined.caps.iter().any(|c| c.contains("negation")), "{joined:?}");
+        let flipped = check("Day lockers are kept overnight and are emptied by closing time.", &[], &source);
         assert!(flipped.score <= CONTRADICTION_CAP, "{flipped:?}");
     }
 

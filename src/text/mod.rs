@@ -160,9 +160,9 @@ pub fn is_numeric(term: &str) -> bool {
     !term.chars().any(char::is_alphabetic)
 }
 
-/// How many negations the text states ("not", "no", "never", "-n't", ...):
-/// two statements with different counts say different things ("can collect
-/// … at no charge" is not "can not collect … at no charge").
+/// How many negations the text states ("not", "no", "never", "-n't", ...),
+/// leaving out the idiom for free ("can collect … at no charge" negates
+/// nothing; "can not collect … at no charge" does).
 pub fn negations(text: &str) -> usize {
     let words: Vec<String> = text
         .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
