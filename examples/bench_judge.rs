@@ -372,6 +372,25 @@ fn pct(n: usize, d: usize) -> String {
     if d == 0 { "—".into() } else { format!("{:.1}%", 100.0 * n as f64 / d as f64) }
 }
 
+/// Prints how many of `bodies` were refused for each reason, most first.
+fn tally<'a>(title: &str, bodies: impl Iterator<Item = &'a AskResponse>) {
+    let mut reasons: Vec<(String, usize)> = Vec::new();
+    for body in bodies.filter(|b| b.status != Status::Answered) {
+        let folded = fold(&why(body));
+        match reasons.iter_mut().find(|(r, _)| *r == folded) {
+            Some((_, n)) => *n += 1,
+            None => reasons.push((folded, 1)),
+        }
+    }
+    reasons.sort_by_key(|r| std::cmp::Reverse(r.1));
+    if !reasons.is_empty() {
+        println!("\n{title}:");
+        for (reason, n) in &reasons {
+            println!("  {n} × {reason}");
+        }
+    }
+}
+
 fn report(name: &str, rows: &[Row], show: &[String]) {
     println!("\n## {name}\n");
     println!("| split | right shown (perfect judge) | wrong caught (fooled judge) | pair | fabrications caught |");
@@ -401,22 +420,11 @@ fn report(name: &str, rows: &[Row], show: &[String]) {
             pct(un_caught, un.len())
         );
     }
-    // The reasons right answers were refused, folded as scripts/bench-judge.mjs folds them.
-    let mut reasons: Vec<(String, usize)> = Vec::new();
-    for body in rows.iter().filter(|r| r.case.answerable()).filter_map(|r| r.right.as_ref()).filter(|b| b.status != Status::Answered) {
-        let folded = fold(&why(body));
-        match reasons.iter_mut().find(|(r, _)| *r == folded) {
-            Some((_, n)) => *n += 1,
-            None => reasons.push((folded, 1)),
-        }
-    }
-    reasons.sort_by_key(|r| std::cmp::Reverse(r.1));
-    if !reasons.is_empty() {
-        println!("\nright answers refused, by reason:");
-        for (reason, n) in &reasons {
-            println!("  {n} × {reason}");
-        }
-    }
+    // The reasons right answers were refused, folded as scripts/bench-judge.mjs folds them,
+    // and the reasons wrong answers were caught: both sides of every rule.
+    let refused = rows.iter().filter(|r| r.case.answerable()).filter_map(|r| r.right.as_ref());
+    tally("right answers refused, by reason", refused);
+    tally("wrong answers caught, by reason", rows.iter().filter(|r| r.case.answerable()).filter_map(|r| r.wrong.as_ref()));
     for r in rows.iter().filter(|r| show.contains(&r.case.split)) {
         if let Some(body) = r.right.as_ref().filter(|b| b.status != Status::Answered && r.case.answerable()) {
             println!("  RIGHT REFUSED {} ({}): {}\n    {}\n    {}", r.case.id, r.case.split, r.case.question, r.case.reference.as_deref().unwrap_or(""), why(body));
