@@ -73,13 +73,33 @@ const NEGATIVE_PARTICLES: &[&str] = &["no", "nope"];
 
 /// The polarity of an answer that opens with an answer particle: `Some(true)`
 /// for "Yes, …", `Some(false)` for "No, …", `None` for any other opening.
+/// An elliptical "no" ("Not right away.", see [`elliptical_no`]) is a "no".
 pub fn polarity(answer: &str) -> Option<bool> {
-    let first = answer.split(|c: char| !c.is_alphabetic()).find(|w| !w.is_empty())?.to_lowercase();
-    match first.as_str() {
+    if elliptical_no(answer).is_some() {
+        return Some(false);
+    }
+    particle(answer.split(|c: char| !c.is_alphabetic()).find(|w| !w.is_empty())?)
+}
+
+/// The polarity of a word that is an answer particle.
+fn particle(word: &str) -> Option<bool> {
+    match word.to_lowercase().as_str() {
         w if AFFIRMATIVE_PARTICLES.contains(&w) => Some(true),
         w if NEGATIVE_PARTICLES.contains(&w) => Some(false),
         _ => None,
     }
+}
+
+/// An elliptical negative answer opening a text: "not" and at most three
+/// more words, closing their clause ("Not right away.", "Not yet, …", "Not
+/// necessarily:"): the fragment a "no" is said with. Returns the rest of the
+/// text after it. "Not all packages need it" runs on: a statement, not a reply.
+fn elliptical_no(text: &str) -> Option<&str> {
+    let trimmed = text.trim_start();
+    let end = trimmed.find(['.', ',', ';', ':', '!', '\u{2014}']).unwrap_or(trimmed.len());
+    let words: Vec<&str> = trimmed[..end].split_whitespace().collect();
+    let is_reply = words.first().is_some_and(|w| w.eq_ignore_ascii_case("not")) && words.len() <= 4;
+    is_reply.then(|| trimmed[end..].trim_start_matches(['.', ',', ';', ':', '!', '\u{2014}', ' ']))
 }
 
 /// Entailment of a claim by one passage's text, before caps. `question` holds
@@ -88,6 +108,10 @@ pub fn polarity(answer: &str) -> Option<bool> {
 /// could lack: it is not held against the answer (its numbers are checked by
 /// the caps, and whether it answers the question by the gate).
 pub fn entailment(claim: &str, question: &[String], passage: &str) -> f64 {
+    // "Not right away." is a "no" with its qualifier: a reply, not a statement a passage could lack.
+    if elliptical_no(claim).is_some_and(str::is_empty) {
+        return 1.0;
+    }
     let claim_flat = text::squash_whitespace(claim);
     if !claim_flat.is_empty() && text::squash_whitespace(passage).contains(&claim_flat) {
         return 1.0;
@@ -95,7 +119,7 @@ pub fn entailment(claim: &str, question: &[String], passage: &str) -> f64 {
     // Numbers are checked as quantities (values with units) by the caps, not as words.
     let claim_terms: Vec<String> = text::distinct_terms(claim)
         .into_iter()
-        .filter(|t| !text::is_numeric(t) && polarity(t).is_none())
+        .filter(|t| !text::is_numeric(t) && particle(t).is_none())
         .collect();
     let passage_terms = text::terms(passage);
     if claim_terms.is_empty() {
@@ -357,8 +381,11 @@ fn coordinated(clause: &str) -> Vec<&str> {
 /// A claim without its opening answer particle ("No, the desk is …" is "the desk is …").
 pub fn without_particle(claim: &str) -> &str {
     let trimmed = claim.trim_start();
+    if let Some(rest) = elliptical_no(trimmed).filter(|rest| !rest.is_empty()) {
+        return rest;
+    }
     let first = trimmed.split(|c: char| !c.is_alphabetic()).next().unwrap_or("");
-    if !first.is_empty() && polarity(first).is_some() {
+    if !first.is_empty() && particle(first).is_some() {
         let rest = trimmed[first.len()..].trim_start_matches([',', '.', '!', ';', ':', ' ']);
         if !rest.is_empty() {
             return rest;
@@ -444,7 +471,8 @@ const NEGATIVE_PHRASAL_VERBS: &[&str] = &["leave out", "leaves out", "left out",
 fn negated(clause: &str) -> usize {
     let words = text::lower_words(clause);
     let joined = format!(" {} ", words.join(" "));
-    let verbs = words.iter().filter(|w| NEGATIVE_VERBS.contains(&w.as_str())).count();
+    // "unless" is "if not": "add it unless it is listed" is "do not add it if it is listed".
+    let verbs = words.iter().filter(|w| NEGATIVE_VERBS.contains(&w.as_str()) || *w == "unless").count();
     let phrasal = NEGATIVE_PHRASAL_VERBS.iter().map(|p| joined.matches(&format!(" {p} ")).count()).sum::<usize>();
     text::negations(clause) + verbs + phrasal
 }
@@ -669,7 +697,7 @@ fn related(clause: &str, antecedent: Option<&str>, clause_names: &[&String], pas
     let other_names: Vec<String> = antecedent.map(|a| text::names(a).iter().flat_map(|n| text::terms(n)).collect()).unwrap_or_default();
     let said: Vec<String> = content_terms(&format!("{} {clause}", antecedent.unwrap_or_default()))
         .into_iter()
-        .filter(|t| !name_terms.contains(t) && !other_names.contains(t) && polarity(t).is_none())
+        .filter(|t| !name_terms.contains(t) && !other_names.contains(t) && particle(t).is_none())
         .collect();
     // Two names in one clause are a relation between them: one sentence must
     // state it. One name is a subject, and the sentence that runs on may add to it.
@@ -1071,6 +1099,27 @@ mod tests {
         let restated = check("Instructions for using the package should be left out, and so should copyright statements.", &[], &source);
         assert!(restated.caps.is_empty(), "{restated:?}");
         assert!(check("Instructions for using the package should be included.", &[], &source).score <= CONTRADICTION_CAP);
+    }
+
+    /// "Unless" is "if not": a rule stated with it and one stated with "not … if" say one thing.
+    #[test]
+    fn unless_is_a_negation() {
+        let source = [hit("lockers-04", "Members should not renew a locker if it is already booked for the month.")];
+        let restated = check("Members should renew a locker unless it is already booked for the month.", &[], &source);
+        assert!(!restated.caps.iter().any(|c| c.contains("negation")), "{restated:?}");
+        assert!(check("Members should renew a locker if it is already booked for the month.", &[], &source).score <= CONTRADICTION_CAP);
+    }
+
+    /// "Not right away." is a "no" said with its qualifier: a reply, which
+    /// no passage need state; "Not all …" opens a statement.
+    #[test]
+    fn an_elliptical_no_is_a_reply() {
+        assert_eq!(polarity("Not right away. The switch takes effect at renewal."), Some(false));
+        assert_eq!(polarity("Not all lockers can be renewed."), None);
+        let source = [hit("billing-06", "A switch from annual to monthly billing takes effect at the end of the annual term.")];
+        assert_eq!(check("Not right away.", &[], &source).score, 1.0);
+        assert_eq!(without_particle("Not yet, the switch takes effect at the end of the term."), "the switch takes effect at the end of the term.");
+        assert_eq!(without_particle("Not all lockers can be renewed."), "Not all lockers can be renewed.");
     }
 
     #[test]

@@ -250,7 +250,10 @@ pub fn periods(text: &str) -> Vec<&'static str> {
 /// pronoun or nothing ("one in /etc", "one of them").
 fn is_pronoun_one(tokens: &[Token], i: usize) -> bool {
     const BEFORE: &[&str] = &["like", "the", "each", "any", "no", "which", "that", "this", "every", "another", "a", "only", "same"];
-    const AFTER: &[&str] = &["of", "in", "on", "at", "for", "with", "from", "to", "that", "which", "who", "whose", "where", "or", "and"];
+    const AFTER: &[&str] = &[
+        "of", "in", "on", "at", "for", "with", "from", "to", "by", "through", "via", "into", "about", "as", "than", "per", "over", "under",
+        "after", "before", "within", "without", "during", "between", "among", "that", "which", "who", "whose", "where", "or", "and",
+    ];
     let before = i.checked_sub(1).map(|b| tokens[b].lower.as_str());
     let after = tokens.get(i + 1).map(|t| t.lower.as_str());
     before.is_some_and(|b| BEFORE.contains(&b) && !tokens[i - 1].closes) || after.is_none_or(|a| AFTER.contains(&a))
@@ -396,6 +399,15 @@ mod tests {
 
     /// An ordinal counts, but after an object pronoun at the end of its
     /// clause it is an adverb of order.
+    /// "One" before any preposition is a pronoun: "claim one through a ticket" counts nothing.
+    #[test]
+    fn one_before_a_preposition_is_a_pronoun() {
+        for text in ["You claim one through a support ticket.", "Pick one by its name.", "Use one as a template."] {
+            assert!(quantities(text).is_empty(), "{text}");
+        }
+        assert_eq!(quantities("Bring one guest through the lobby.").len(), 1);
+    }
+
     #[test]
     fn an_ordinal_after_an_object_is_an_adverb() {
         assert_eq!(values("on the first Monday of August"), [(1.0, Unit::Ordinal), (1.0, Unit::Weekday), (8.0, Unit::Month)]);

@@ -117,8 +117,10 @@ impl Ask {
         let answer_quantities = text::quantities(answer);
         let meets = |asked: &Quantity| answer_quantities.iter().any(|q| q.unit == asked.unit || (is_clock_like(asked) && is_clock_like(q)));
         let polar = self.kind == Kind::YesNo && self.alternatives.is_empty() && self.options.is_empty();
-        if polar && !self.quantities.is_empty() && support::polarity(answer).is_none() && !self.quantities.iter().any(meets) {
-            return Err(Miss::Quantities(self.quantities.iter().map(|q| q.written.clone()).collect()));
+        // Numbers of a statement before the asking clause are given ("Given that each version has exactly one tarball, …").
+        let asked: Vec<&Quantity> = self.quantities.iter().filter(|q| self.asking.contains(q.written.as_str())).collect();
+        if polar && !asked.is_empty() && support::polarity(answer).is_none() && !asked.iter().any(|q| meets(q)) {
+            return Err(Miss::Quantities(asked.iter().map(|q| q.written.clone()).collect()));
         }
         // "Yes" or "no" to what? The answer, or the source sentences it rests on, speak of the proposition.
         let stated = text::terms(&format!("{answer}\n{}", grounds.windows));
@@ -637,6 +639,19 @@ mod tests {
         assert_eq!(own_words(question, "Discounts are applied to the next invoice.", cited), Err(Miss::Kind(Kind::YesNo)));
         assert!(own_words(question, "Members get 10% off next month's fee when the pool shuts early.", cited).is_ok());
         assert!(own_words(question, "Yes, 10% off next month's fee.", cited).is_ok());
+    }
+
+    /// A yes/no question's numbers are asked in its asking clause: those of a
+    /// statement before it are given, and an answer need not meet them.
+    #[test]
+    fn a_given_number_is_not_asked() {
+        let cited = "After a renewal the old key keeps working until the new key is issued.";
+        let answer = "After a renewal the old key keeps working until the new key is issued.";
+        let given = "Given that each member holds exactly 1 key, does the old key keep working after a renewal?";
+        let got = own_words(given, answer, cited);
+        assert!(got.is_ok(), "{got:?}");
+        let asked = "Does the old key keep working for 2 days after a renewal?";
+        assert_eq!(own_words(asked, answer, cited), Err(Miss::Quantities(vec!["2 days".into()])));
     }
 
     /// "Can I do that …?" asks the proposition of the statement before it:
