@@ -622,7 +622,11 @@ fn paired_in_a_window(claim: &str, claim_names: &[String], known_names: &[String
             // The claim binds its value as the source does (see [`clause_binding`]), or to the name nearest it.
             let mut claimed = clause_binding(clause, q, &candidates);
             if claimed.is_empty() {
-                claimed.extend(nearest_name(clause, &candidates.iter().collect::<Vec<_>>(), q));
+                // A name written after the value, as a source clause stating the value writes it too, qualifies it
+                // ("9:00 am to 5:30 pm *Irish* time"): the claim binds the value to no other name than the source does.
+                let after = |text: &str, n: &str| text.find(q.written.as_str()).is_some_and(|at| !names::written_at(&text[at..], n).is_empty());
+                let qualifies = |n: &&String| text::clauses_of(passage).into_iter().any(|c| text::quantities(c).iter().any(|s| s.agrees_with(q)) && after(c, n));
+                claimed.extend(nearest_name(clause, &candidates.iter().collect::<Vec<_>>(), q).filter(|n| !qualifies(n)));
             }
             claimed.is_empty() || claimed.iter().any(|name| bound_alike(q, name, &all_names, passage, heading))
         });
@@ -1099,6 +1103,16 @@ mod tests {
         let restated = check("Instructions for using the package should be left out, and so should copyright statements.", &[], &source);
         assert!(restated.caps.is_empty(), "{restated:?}");
         assert!(check("Instructions for using the package should be included.", &[], &source).score <= CONTRADICTION_CAP);
+    }
+
+    /// A name after a value qualifies it as the source's does ("5:30 pm
+    /// Irish time"); a name after it that the source binds elsewhere does not.
+    #[test]
+    fn a_name_after_a_value_qualifies_it_as_in_the_source() {
+        let source = [hit("support-01", "Larkport support hours are 9:00 am to 5:30 pm Irish time, Monday to Friday. Paris support hours are 8:00 am to 4:00 pm.")];
+        let qualified = check("Support hours are 9:00 am to 5:30 pm Irish time.", &[], &source);
+        assert!(qualified.caps.is_empty(), "{qualified:?}");
+        assert!(!check("Support hours are 8:00 am to 4:00 pm Larkport time.", &[], &source).caps.is_empty());
     }
 
     /// "Unless" is "if not": a rule stated with it and one stated with "not … if" say one thing.
