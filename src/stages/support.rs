@@ -95,11 +95,12 @@ fn particle(word: &str) -> Option<bool> {
 /// necessarily:"): the fragment a "no" is said with. Returns the rest of the
 /// text after it. "Not all packages need it" runs on: a statement, not a reply.
 fn elliptical_no(text: &str) -> Option<&str> {
+    const CLOSES: [char; 6] = ['.', ',', ';', ':', '!', '\u{2014}'];
     let trimmed = text.trim_start();
-    let end = trimmed.find(['.', ',', ';', ':', '!', '\u{2014}']).unwrap_or(trimmed.len());
+    let end = trimmed.find(CLOSES).unwrap_or(trimmed.len());
     let words: Vec<&str> = trimmed[..end].split_whitespace().collect();
     let is_reply = words.first().is_some_and(|w| w.eq_ignore_ascii_case("not")) && words.len() <= 4;
-    is_reply.then(|| trimmed[end..].trim_start_matches(['.', ',', ';', ':', '!', '\u{2014}', ' ']))
+    is_reply.then(|| trimmed[end..].trim_start_matches(|c: char| CLOSES.contains(&c) || c == ' '))
 }
 
 /// Entailment of a claim by one passage's text, before caps. `question` holds
@@ -466,15 +467,16 @@ const NEGATIVE_VERBS: &[&str] = &[
 const NEGATIVE_PHRASAL_VERBS: &[&str] = &["leave out", "leaves out", "left out", "leaving out"];
 
 /// How many negations a clause states, a verb that means "not …" among
-/// them (see [`NEGATIVE_VERBS`]): "should be left out" and "should not be
+/// them (see [`NEGATIVE_VERBS`]) and "unless": "should be left out" and "should not be
 /// included" say one thing.
 fn negated(clause: &str) -> usize {
     let words = text::lower_words(clause);
     let joined = format!(" {} ", words.join(" "));
-    // "unless" is "if not": "add it unless it is listed" is "do not add it if it is listed".
-    let verbs = words.iter().filter(|w| NEGATIVE_VERBS.contains(&w.as_str()) || *w == "unless").count();
+    let verbs = words.iter().filter(|w| NEGATIVE_VERBS.contains(&w.as_str())).count();
     let phrasal = NEGATIVE_PHRASAL_VERBS.iter().map(|p| joined.matches(&format!(" {p} ")).count()).sum::<usize>();
-    text::negations(clause) + verbs + phrasal
+    // "unless" is "if not": "add it unless it is listed" is "do not add it if it is listed".
+    let unless = words.iter().filter(|w| *w == "unless").count();
+    text::negations(clause) + verbs + phrasal + unless
 }
 
 /// English's ways of stating an upper bound without a negation: "limited

@@ -397,8 +397,6 @@ fn values(text: &str) -> Vec<(f64, Unit)> {
 mod tests {
     use super::*;
 
-    /// An ordinal counts, but after an object pronoun at the end of its
-    /// clause it is an adverb of order.
     /// "One" before any preposition is a pronoun: "claim one through a ticket" counts nothing.
     #[test]
     fn one_before_a_preposition_is_a_pronoun() {
@@ -408,6 +406,8 @@ mod tests {
         assert_eq!(quantities("Bring one guest through the lobby.").len(), 1);
     }
 
+    /// An ordinal counts, but after an object pronoun at the end of its
+    /// clause it is an adverb of order.
     #[test]
     fn an_ordinal_after_an_object_is_an_adverb() {
         assert_eq!(values("on the first Monday of August"), [(1.0, Unit::Ordinal), (1.0, Unit::Weekday), (8.0, Unit::Month)]);
