@@ -64,11 +64,14 @@ test('40 concurrent requests append 40 rows and never fork the chain', async () 
 test('a tampered body, a tampered hash and a deleted row are each reported at their row', async () => {
   const [row5] = d1(worker.persist, 'SELECT body, hash FROM audit_log WHERE seq = 5');
   d1(worker.persist, "UPDATE audit_log SET body = replace(body, '\"outcome\":\"answered\"', '\"outcome\":\"refused\"') WHERE seq = 5");
+  assert.notEqual(d1(worker.persist, 'SELECT body FROM audit_log WHERE seq = 5')[0].body, row5.body, 'the body was tampered with');
   assert.match((await verify()).out, /BROKEN at row 5: hash does not match the row's body/);
   d1(worker.persist, `UPDATE audit_log SET body = '${row5.body.replace(/'/g, "''")}' WHERE seq = 5`);
   assert.equal((await verify()).code, 0, 'restored');
 
-  d1(worker.persist, "UPDATE audit_log SET hash = 'ff' || substr(hash, 3) WHERE seq = 9");
+  // A hash that already starts "ff" (one chain in 256) gets "00" instead: the
+  // tamper must change the hash, whatever the run's timestamps made it.
+  d1(worker.persist, "UPDATE audit_log SET hash = (CASE WHEN hash LIKE 'ff%' THEN '00' ELSE 'ff' END) || substr(hash, 3) WHERE seq = 9");
   assert.match((await verify()).out, /BROKEN at row 9: hash does not match the row's body/);
   d1(worker.persist, `UPDATE audit_log SET hash = (SELECT prev_hash FROM audit_log WHERE seq = 10) WHERE seq = 9`);
   assert.equal((await verify()).code, 0, 'restored');
