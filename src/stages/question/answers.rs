@@ -587,6 +587,9 @@ mod tests {
             ("How much does a private office cost?", "A private office fits 6 people. The locker add-on costs $40 per month.", false),
             ("How much does a private office cost?", "A private office team needs insurance cover of at least $1,000,000.", false),
             ("How much does a phone booth cost?", "Phone booths are free to use.", true),
+            // The counted noun, not the verb after it, is what the count is of.
+            ("How many people fit in the Quay Room?", "The Quay Room seats 12 people and the Pier Room seats 6.", true),
+            ("How many people fit in the Quay Room?", "The Quay Room can be booked for 3 hours.", false),
         ];
         for &(question, answer, answers) in cases {
             let got = check(question, answer);

@@ -321,7 +321,11 @@ pub(super) fn predicate(words: &[String], consumed: &[String], name_terms: &[Str
     // "How many bank accounts can I …": what is counted is what is asked.
     if matches!(consumed, [w] if w == "many") && words.get(after).is_some_and(|_| content(after)) {
         let end = (after..words.len()).take_while(|&i| content(i)).last().unwrap_or(after);
-        return term(end).into_iter().collect();
+        // The counted noun is plural, and a verb after a plural subject is not
+        // ("how many *people* fit", "how many printed *pages* come with …"):
+        // the run's first plural ends the noun phrase; failing one, its last word.
+        let counted = (after..=end).find(|&i| is_plural(&words[i])).unwrap_or(end);
+        return term(counted).into_iter().collect();
     }
     // "What number album of X did Y win?": the wh-phrase runs to the auxiliary.
     let after = match consumed.is_empty() {
@@ -767,6 +771,9 @@ mod tests {
             ("The Oberoi family is part of a hotel company that has a head office in what city?", Some("office")),
             ("How much does a private office cost per month?", Some("office")),
             ("What does the Flex Desk plan include?", Some("include")),
+            ("How many bank accounts can I connect?", Some("accounts")),
+            ("How many people fit in the Quay Room?", Some("people")),
+            ("How many printed pages come with a plan?", Some("pages")),
         ];
         for &(question, expected) in cases {
             assert_eq!(ask(question).predicate.first().cloned(), expected.map(text::stem), "{question}");

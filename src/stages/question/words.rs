@@ -17,6 +17,14 @@ pub(super) const INDEFINITE_PRONOUNS: &[&str] = &[
     "something", "anything", "everything", "someone", "anyone", "everyone", "somebody", "anybody", "everybody",
     "somewhere", "anywhere", "everywhere",
 ];
+/// English's plurals not made with "-s".
+const IRREGULAR_PLURALS: &[&str] = &["people", "children", "men", "women", "feet", "teeth", "mice", "geese"];
+
+/// A plural noun's form: "-s" (not "-ss", "-us", "-is": "class", "bus", "basis") or an irregular plural.
+pub(super) fn is_plural(word: &str) -> bool {
+    IRREGULAR_PLURALS.contains(&word) || (word.len() > 3 && word.ends_with('s') && !word.ends_with("ss") && !word.ends_with("us") && !word.ends_with("is"))
+}
+
 /// Conjunctions that open a subordinate clause: what follows conditions or
 /// explains the question, it does not hold its predicate.
 pub(super) const SUBORDINATORS: &[&str] = &["if", "unless", "because", "although", "though", "whether", "while", "whereas", "once"];
