@@ -366,7 +366,54 @@ pub fn contradicted(claim: &str, passage: &str, given: &dyn Fn(&text::Quantity) 
     text::clauses_of(claim)
         .into_iter()
         .flat_map(coordinated)
-        .find_map(|clause| aligned_clause(clause, passage).and_then(|source| contradiction(clause, source)).or_else(|| changed_value(clause, passage, given)))
+        .find_map(|clause| {
+            aligned_clause(clause, passage)
+                .and_then(|source| contradiction(clause, source))
+                .or_else(|| changed_value(clause, passage, given))
+                .or_else(|| scope_changed(clause, passage))
+        })
+}
+
+/// Distributive phrases of English: a value holds for each one of what follows.
+const DISTRIBUTIVE: &[&str] = &["per", "for each", "for every", "with each", "on each"];
+/// Collective phrases: a value holds for all of what follows together.
+const COLLECTIVE: &[&str] = &["across all", "shared by all", "shared across", "combined across", "in total across", "not per"];
+
+/// A value a claim's clause states for each one of something ("300 requests
+/// per minute *for each API key*") where the passage counts it across all
+/// of them ("counted per account, *across all API keys*", "not per user"):
+/// a distributive reading set against the source's collective one.
+fn scope_changed(clause: &str, passage: &str) -> Option<String> {
+    if text::quantities(clause).is_empty() {
+        return None;
+    }
+    let claimed = scoped_nouns(clause, DISTRIBUTIVE);
+    let pooled = scoped_nouns(passage, COLLECTIVE);
+    claimed.into_iter().find(|(noun, _)| pooled.iter().any(|(p, _)| p == noun)).map(|(_, phrase)| {
+        format!("says {phrase:?} where the source counts across all of them")
+    })
+}
+
+/// The noun each of `markers` scopes in `text` (the last term of the
+/// words after it, up to a function word or a clause's end), with the phrase.
+fn scoped_nouns(text: &str, markers: &[&str]) -> Vec<(String, String)> {
+    let words = text::lower_words(text);
+    let mut found = Vec::new();
+    for marker in markers {
+        let marker: Vec<&str> = marker.split(' ').collect();
+        for at in 0..words.len() {
+            if words.len() < at + marker.len() || !words[at..at + marker.len()].iter().zip(&marker).all(|(w, m)| w == m) {
+                continue;
+            }
+            let rest = &words[at + marker.len()..];
+            let noun: Vec<&String> = rest.iter().take(3).take_while(|w| !text::stopwords::is_stopword(w) && !is_function_word(w)).collect();
+            if let Some(last) = noun.last().and_then(|w| text::terms(w).pop()) {
+                let phrase = marker.iter().copied().chain(noun.iter().map(|w| w.as_str())).collect::<Vec<_>>().join(" ");
+                found.push((last, phrase));
+            }
+        }
+    }
+    found
 }
 
 /// English's phrases that join two statements within one clause ("can be
@@ -1049,6 +1096,23 @@ mod tests {
         let tied = check("You'd get a service credit of 25% of that month's plan fee.", &[], &credits);
         assert!(tied.caps.iter().all(|c| !c.contains("where the source says")), "{tied:?}");
         assert!(check("You'd get a service credit of 30% of that month's plan fee.", &[], &credits).score <= QUANTITY_CAP);
+    }
+
+    /// A value said to hold for each one of something that the passage counts
+    /// across all of them is a changed fact; said across all, or of another
+    /// noun, it is not.
+    #[test]
+    fn a_value_per_each_where_the_source_pools_it_contradicts() {
+        let quota = [hit(
+            "storage-02",
+            "A Team workspace can store up to 500 GB. The storage quota is counted per workspace, across all projects of that workspace, and not per member.",
+        )];
+        let capped = |claim: &str| check(claim, &[], &quota).caps.iter().any(|c| c.contains("counts across all"));
+        assert!(capped("A Team workspace can store up to 500 GB for each project."));
+        assert!(capped("A Team workspace can store up to 500 GB per member."));
+        assert!(!capped("A Team workspace can store up to 500 GB across all its projects."));
+        assert!(!capped("A Team workspace can store up to 500 GB per workspace."));
+        assert!(!capped("Each project counts toward the quota."), "no value scoped");
     }
 
     /// Two values joined by "plus" or "and" are two statements, each bound to
