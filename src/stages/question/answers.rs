@@ -241,11 +241,18 @@ impl Ask {
     /// Desk" for "a Flex Desk") and never writes the question's own modifier.
     /// Both phrases must be the corpus's own (`corpus`: the pairs the
     /// passages write), so the corpus tells these kinds of the noun apart.
+    /// The question may write its modifier apart from the noun ("what's the
+    /// wifi password for my *guest*?", where the passages write "guest Wi-Fi").
     fn sibling(&self, sentence: &str, corpus: &[[(String, String); 2]]) -> Option<String> {
         let written = |modifier: &str, noun: &str| corpus.iter().any(|[m, n]| m.0 == modifier && n.0 == noun);
         let terms = text::terms(sentence);
         let said = text::modifier_pairs(sentence);
-        self.pairs.iter().filter(|[modifier, noun]| !terms.contains(&modifier.0) && written(&modifier.0, &noun.0)).find_map(|[modifier, noun]| {
+        // A noun the question leaves unmodified takes the modifier the passages write
+        // before it when the question says that word too ("a *guest*'s … *Wi-Fi*").
+        let asked = text::terms(&self.text);
+        let unmodified = |noun: &str| !self.pairs.iter().any(|[_, n]| n.0 == noun);
+        let spread = corpus.iter().filter(|[m, n]| unmodified(&n.0) && asked.contains(&m.0) && asked.contains(&n.0));
+        self.pairs.iter().chain(spread).filter(|[modifier, noun]| !terms.contains(&modifier.0) && written(&modifier.0, &noun.0)).find_map(|[modifier, noun]| {
             said.iter()
                 .find(|[other, head]| head.0 == noun.0 && other.0 != modifier.0 && written(&other.0, &head.0) && !self.focus.iter().any(|(f, _)| *f == other.0))
                 .map(|[other, head]| format!("{} {}", other.1, head.1))
@@ -630,6 +637,17 @@ mod tests {
         assert!(matches!(other, Err(Miss::Names(_)) | Err(Miss::OtherSubject(_))), "{other:?}");
         assert_eq!(own_words("How long is security footage kept?", "Lost property is held for 30 days.", "Lost property is held for 30 days."), Err(Miss::Kind(Kind::Duration)));
         assert!(own_words("Can I bring my dog?", "Yes, on Fridays.", "Dogs are allowed on Fridays.").is_ok());
+    }
+
+    /// A modifier the question writes apart from its noun, which the passages
+    /// write before it, still tells the noun's kinds apart.
+    #[test]
+    fn a_modifier_written_apart_still_names_the_kind() {
+        let cited = "The staff parking permit is issued at the facilities desk. The visitor parking permit is issued at the gate.";
+        let question = "My visitor is coming by car; where do they get a parking permit?";
+        assert!(matches!(own_words(question, "The staff parking permit is issued at the facilities desk.", cited), Err(Miss::OtherSubject(_))));
+        assert!(own_words(question, "The visitor parking permit is issued at the gate.", cited).is_ok());
+        assert!(own_words("Where do I get a parking permit?", "The staff parking permit is issued at the facilities desk.", cited).is_ok(), "the question names no kind");
     }
 
     /// Without a yes or a no, an answer to a yes/no question asked under a
