@@ -87,6 +87,8 @@ impl Ask {
         // ("Packages that are not Debian-native ship …; in that file, how …?").
         let asked = |n: &&String| names::phrase_in(&self.asking, n);
         let missing: Vec<String> = self.names.iter().filter(asked).filter(|n| !names::mentions(&terms, n)).cloned().collect();
+        // (A name the restated sentences speak of in general needs no naming: "a plan" holds of the Growth plan.)
+        let missing: Vec<String> = missing.into_iter().filter(|n| !said_of_every(n, grounds)).collect();
         if !missing.is_empty() {
             return Err(Miss::Names(missing));
         }
@@ -247,11 +249,13 @@ impl Ask {
         let written = |modifier: &str, noun: &str| corpus.iter().any(|[m, n]| m.0 == modifier && n.0 == noun);
         let terms = text::terms(sentence);
         let said = text::modifier_pairs(sentence);
-        // A noun the question leaves unmodified takes the modifier the passages write
+        // A noun the question writes alone takes the modifier the passages write
         // before it when the question says that word too ("a *guest*'s … *Wi-Fi*").
         let asked = text::terms(&self.text);
-        let unmodified = |noun: &str| !self.pairs.iter().any(|[_, n]| n.0 == noun);
-        let spread = corpus.iter().filter(|[m, n]| unmodified(&n.0) && asked.contains(&m.0) && asked.contains(&n.0));
+        // (Not the two words the other way round: "my billing month" is not "monthly billing".)
+        let reversed = |m: &str, n: &str| self.pairs.iter().any(|[qm, qn]| qm.0 == n && qn.0 == m);
+        let modified = |noun: &str| self.pairs.iter().any(|[_, n]| n.0 == noun);
+        let spread = corpus.iter().filter(|[m, n]| !modified(&n.0) && !reversed(&m.0, &n.0) && asked.contains(&m.0) && asked.contains(&n.0));
         self.pairs.iter().chain(spread).filter(|[modifier, noun]| !terms.contains(&modifier.0) && written(&modifier.0, &noun.0)).find_map(|[modifier, noun]| {
             said.iter()
                 .find(|[other, head]| head.0 == noun.0 && other.0 != modifier.0 && written(&other.0, &head.0) && !self.focus.iter().any(|(f, _)| *f == other.0))
@@ -413,6 +417,32 @@ pub struct Grounds<'a> {
     pub alignments: &'a [(String, String)],
     /// The terms the retrieved passages use.
     pub used: &'a [String],
+}
+
+/// Determiners that make a noun phrase speak of any one of its kind.
+const GENERIC_DETERMINERS: &[&str] = &["a", "an", "any", "every", "each", "all"];
+
+/// The sentences an answer restates speak of `name`'s kind in general: the
+/// passages write the name before a noun ("the *Growth plan*"), and those
+/// sentences write that noun after a generic determiner with no other
+/// other name of it between ("an upgrade to *a higher Billwren plan*"), so
+/// what they say holds for the named one too.
+fn said_of_every(name: &str, grounds: &Grounds<'_>) -> bool {
+    let own = text::terms(name);
+    let Some(last) = own.last() else { return false };
+    let nouns: Vec<&String> = grounds.pairs.iter().filter(|[m, _]| &m.0 == last).map(|[_, n]| &n.0).collect();
+    // A sibling is another name written before the noun ("the *Basic* plan").
+    let sibling = |word: &str, noun: &str| {
+        text::terms(word).iter().any(|w| w != last && grounds.pairs.iter().any(|[m, n]| &m.0 == w && n.0 == noun && m.1.starts_with(char::is_uppercase)))
+    };
+    let words = lower_words(grounds.windows);
+    words.iter().enumerate().any(|(at, w)| {
+        GENERIC_DETERMINERS.contains(&w.as_str())
+            && (at + 1..(at + 4).min(words.len())).any(|end| {
+                let noun = text::terms(&words[end]);
+                noun.first().is_some_and(|n| nouns.contains(&n)) && words[at + 1..end].iter().all(|between| !sibling(between, &noun[0]))
+            })
+    })
 }
 
 /// Why an answer does not answer the question.
@@ -648,6 +678,29 @@ mod tests {
         assert!(matches!(own_words(question, "The staff parking permit is issued at the facilities desk.", cited), Err(Miss::OtherSubject(_))));
         assert!(own_words(question, "The visitor parking permit is issued at the gate.", cited).is_ok());
         assert!(own_words("Where do I get a parking permit?", "The staff parking permit is issued at the facilities desk.", cited).is_ok(), "the question names no kind");
+        let cited = "A monthly membership renews on the 1st. The current membership card is valid until it is renewed.";
+        assert!(own_words("When does my membership month start?", "The current membership card is valid until it is renewed on the 1st.", cited).is_ok(), "'membership month' is not 'monthly membership'");
+    }
+
+    /// A name the question asks about need not be named where the sentences
+    /// the answer restates speak of its kind in general ("a plan"); a
+    /// sibling's modifier ("a Basic plan") is no such phrase.
+    #[test]
+    fn a_name_said_of_in_general_needs_no_naming() {
+        // The retrieved passages write the plans' names before "plan"; the answer cites only the last sentence.
+        let retrieved = crate::text::modifier_pairs("The Basic plan costs $5. The Plus plan costs $9.");
+        let read = |question: &str, answer: &str, cited: &str| {
+            let ask = ask(question);
+            let focus = Focus::new(&ask.focus, &vec![1; ask.focus.len()], 40);
+            let pairs: Vec<_> = retrieved.iter().cloned().chain(crate::text::modifier_pairs(cited)).collect();
+            let alignments = vec![(answer.to_string(), cited.to_string())];
+            let used = crate::text::terms(cited);
+            ask.answers_in_own_words(&focus, answer, &Grounds { cited, windows: cited, known: &[], pairs: &pairs, alignments: &alignments, used: &used })
+        };
+        let general = "A change to a higher plan takes effect at once.";
+        assert!(read("When does a change to the Plus plan take effect?", "It takes effect at once.", general).is_ok());
+        let sibling = "A change to a Basic plan takes effect at the month's end.";
+        assert!(matches!(read("When does a change to the Plus plan take effect?", "It takes effect at the month's end.", sibling), Err(Miss::Names(_))));
     }
 
     /// Without a yes or a no, an answer to a yes/no question asked under a
