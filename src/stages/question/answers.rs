@@ -424,8 +424,8 @@ const GENERIC_DETERMINERS: &[&str] = &["a", "an", "any", "every", "each", "all"]
 
 /// The sentences an answer restates speak of `name`'s kind in general: the
 /// passages write the name before a noun ("the *Growth plan*"), and those
-/// sentences write that noun after a generic determiner with no other
-/// other name of it between ("an upgrade to *a higher Billwren plan*"), so
+/// sentences write that noun after a generic determiner with no other name
+/// of it between ("an upgrade to *a higher Billwren plan*"), so
 /// what they say holds for the named one too.
 fn said_of_every(name: &str, grounds: &Grounds<'_>) -> bool {
     let own = text::terms(name);
