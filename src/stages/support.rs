@@ -384,10 +384,11 @@ const COLLECTIVE: &[&str] = &["across all", "shared by all", "shared across", "c
 /// of them ("counted per account, *across all API keys*", "not per user"):
 /// a distributive reading set against the source's collective one.
 fn scope_changed(clause: &str, passage: &str) -> Option<String> {
-    if text::quantities(clause).is_empty() {
+    let claimed = scoped_nouns(clause, DISTRIBUTIVE);
+    // (The passage is read only for a clause that scopes a value.)
+    if claimed.is_empty() || text::quantities(clause).is_empty() {
         return None;
     }
-    let claimed = scoped_nouns(clause, DISTRIBUTIVE);
     let pooled = scoped_nouns(passage, COLLECTIVE);
     claimed.into_iter().find(|(noun, _)| pooled.iter().any(|(p, _)| p == noun)).map(|(_, phrase)| {
         format!("says {phrase:?} where the source counts across all of them")
@@ -401,10 +402,7 @@ fn scoped_nouns(text: &str, markers: &[&str]) -> Vec<(String, String)> {
     let mut found = Vec::new();
     for marker in markers {
         let marker: Vec<&str> = marker.split(' ').collect();
-        for at in 0..words.len() {
-            if words.len() < at + marker.len() || !words[at..at + marker.len()].iter().zip(&marker).all(|(w, m)| w == m) {
-                continue;
-            }
+        for (at, _) in words.windows(marker.len()).enumerate().filter(|(_, window)| *window == marker.as_slice()) {
             let rest = &words[at + marker.len()..];
             let noun: Vec<&String> = rest.iter().take(3).take_while(|w| !text::stopwords::is_stopword(w) && !is_function_word(w)).collect();
             if let Some(last) = noun.last().and_then(|w| text::terms(w).pop()) {
