@@ -309,7 +309,15 @@ fn counts_alike(claim: &str, q: &text::Quantity, passage: &str, s: &text::Quanti
             .collect()
     };
     let Some(counted) = near(claim, &q.written, false).into_iter().next().filter(|t| !t.is_empty()) else { return true };
-    near(passage, &s.written, true).iter().any(|source| source.is_empty() || counted.iter().any(|t| source.contains(t)))
+    // A source number with a unit counts that unit ("a single day" counts days, not meeting-room hours).
+    let unit: Vec<String> = match s.unit {
+        text::Unit::Plain => Vec::new(),
+        _ => s.written.split_whitespace().last().map(text::terms).unwrap_or_default().into_iter().filter(|t| !text::is_numeric(t)).collect(),
+    };
+    near(passage, &s.written, true).iter().any(|source| {
+        let source: Vec<&String> = unit.iter().chain(source).collect();
+        source.is_empty() || counted.iter().any(|t| source.contains(&t))
+    })
 }
 
 /// A clause of the claim and a clause of the source say the same thing, up to
@@ -896,6 +904,24 @@ pub fn runs_on(first: &str, second: &str) -> bool {
     opening.iter().any(|t| !text::is_numeric(t) && before.contains(t))
 }
 
+/// The code spans of a claim (text between backticks: a path, a command, a
+/// field's name) that none of `passages` writes. A code span is a literal
+/// value: one no passage holds is made up, as a number is, however many of
+/// its words the passages share (`/usr/share/menu` where they say
+/// `/usr/share/applications`). It may come from any retrieved passage, not
+/// only those its claim cites: a model names a field from one passage and
+/// states its rule from another.
+pub fn unwritten_code<'a>(claim: &'a str, passages: &[String]) -> Vec<&'a str> {
+    let written: Vec<String> = passages.iter().map(|p| text::squash_whitespace(p)).collect();
+    claim
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|span| !span.trim().is_empty())
+        .filter(|span| !written.iter().any(|w| w.contains(&text::squash_whitespace(span))))
+        .collect()
+}
+
 /// Text between double quotation marks.
 fn quoted_spans(claim: &str) -> Vec<&str> {
     let mut spans: Vec<&str> = claim.split(['"', '\u{201c}', '\u{201d}']).skip(1).step_by(2).collect();
@@ -912,6 +938,16 @@ mod tests {
     }
 
     const DESK: &str = "A Dedicated Desk costs $450 per month. Dedicated Desks are not shared.";
+
+    #[test]
+    fn a_code_span_no_passage_writes_is_made_up() {
+        let passages = ["Desktop entries go in `/usr/share/applications`.".to_string(), "Menus are refreshed by a trigger named `update-menus`.".to_string()];
+        let claim = "Desktop entries go in `/usr/share/menu`, and `update-menus` refreshes them.";
+        assert_eq!(unwritten_code(claim, &passages), ["/usr/share/menu"]);
+        // From any of the passages, spaced as they like.
+        assert!(unwritten_code("Put them in `/usr/share/applications`; `update-menus`  runs.", &passages).is_empty());
+        assert!(unwritten_code("No code here, only words.", &passages).is_empty());
+    }
 
     /// Table: claim -> expected score range against the desk passage.
     #[test]
@@ -1076,6 +1112,8 @@ mod tests {
         let source = [hit("pricing-04", "A Day Pass gives one person access for a single day. Each floor has 300 black-and-white pages of quota.")];
         assert!(check("A Day Pass includes 1 meeting-room hour.", &[], &source).score <= QUANTITY_CAP);
         assert!(check("A Day Pass is for 1 person.", &[], &source).score > QUANTITY_CAP);
+        // "a single day" is one day, and counts days only.
+        assert!(check("A Day Pass gives access for one day.", &[], &source).caps.iter().all(|c| !c.contains("not in the source")));
         assert!(check("Each floor has 300 printed pages of quota.", &[], &source).caps.iter().all(|c| !c.contains("not in the source")));
     }
 

@@ -193,6 +193,8 @@ fn read_at(tokens: &[Token], i: usize) -> Option<(Quantity, usize)> {
     }
     let (mut value, mut unit, mut used) = match numeric(token) {
         Some((value, unit)) => (value, unit, 1),
+        // "a single command" counts one, as "one command" does.
+        None if lower == "single" && i.checked_sub(1).is_some_and(|b| tokens[b].lower == "a" && !tokens[b].closes) => (1.0, Unit::Plain, 1),
         None => number_words(tokens, i)?,
     };
     if lower == "one" && used == 1 && is_pronoun_one(tokens, i) {
@@ -445,6 +447,7 @@ mod tests {
             ("Dogs may come on Fridays.", &[(5.0, Unit::Weekday)]),
             ("born May 2, 1991", &[(5.0, Unit::Month), (2.0, Unit::Plain), (1991.0, Unit::Plain)]),
             ("Access 24/7 (30 days).", &[(24.0, Unit::Plain), (7.0, Unit::Plain), (30.0, Unit::Measure("day"))]),
+            ("in a single command, a single day, one single-page form", &[(1.0, Unit::Plain), (1.0, Unit::Measure("day")), (1.0, Unit::Plain)]),
             ("No numbers here.", &[]),
         ];
         for (text, expected) in cases {
