@@ -8,10 +8,12 @@
 //   🔢 a changed number          🔀 a swapped entity            🆕 an invented sentence
 //   🙅 a negation flip           🔡 a swapped entity, lowercase 🔤 a changed number, in words
 //   💱 a changed unit or currency  📅 a shifted day, month or time
+//   🧾 a made-up code span (a path no passage writes)
 //   🙈 an invented sentence that the judge's decomposition leaves out
 // And the rest:
 //   🤥 the judge is fooled: every claim 0.9
 //   👻 cite a passage id that was not retrieved   🤷 answer empty (the passages do not answer)
+//   🏷 the answer writes its first amount as a code span (`$450`), as the passage states it
 //   🧩 broken JSON once, then valid on repair     🧨 broken JSON every time
 //   💥 model error (in a text to embed too)       🚫 daily allocation used up (error 3036)
 //   🐢 answer after 4 s    🦥 answer after 8 s     ⌛ answer after 10 s (past AI_TIMEOUT_MS)
@@ -133,11 +135,12 @@ function fabricate(kind, sentence, passages) {
       if (/\d{1,2}:\d\d/.test(sentence)) return sentence.replace(/(\d{1,2}):(\d\d)/, (_, h, m) => `${(Number(h) % 12) + 1}:${m}`);
       return sentence.replace(/\.$/, ' every Tuesday in March.');
     }
+    case '🧾': return sentence.replace(/\.$/, ', as set in `/etc/harbor/desks.conf`.');
     default: return 'Every member also receives a free reserved spot for one car in the garage.';
   }
 }
 
-const FABRICATIONS = ['🔢', '🔀', '🆕', '🙅', '🔡', '🔤', '💱', '📅', '🙈'];
+const FABRICATIONS = ['🔢', '🔀', '🆕', '🙅', '🔡', '🔤', '💱', '📅', '🙈', '🧾'];
 
 // The eval cases by question (markers stripped), for the scripted modes.
 const MARKERS = /[\u{1F000}-\u{1FAFF}\u{2300}-\u{23FF}\u{2600}-\u{27BF}\u{FE0F}]/gu;
@@ -183,6 +186,7 @@ function generate(user, repairing) {
   for (const kind of FABRICATIONS) {
     if (question.includes(kind)) answer += ` ${fabricate(kind, top.sentence, passages)}`;
   }
+  if (question.includes('🏷')) answer = answer.replace(/\$\d[\d,]*/, (amount) => `\`${amount}\``);
   if (question.includes('🤥')) answer += ' 🤥';
   if (question.includes('👻')) citations.push('pricing-99');
   return '```json\n' + JSON.stringify({ answer, citations }) + '\n```';

@@ -87,6 +87,15 @@ for (const [marker, kind, why] of [
   });
 }
 
+test('a fooled judge cannot pass a code span no passage writes; one the passage states passes', async () => {
+  const { body } = await ask(worker.url, `${Q} 🧾🤥`);
+  assert.equal(body.status, 'refused', JSON.stringify(body.claims));
+  assert.match(stageOf(body, 'sanity').detail, /\/etc\/harbor\/desks\.conf written in no passage/);
+  const stated = await ask(worker.url, `${Q} 🏷`);
+  assert.equal(stated.body.status, 'answered', JSON.stringify(stated.body.claims));
+  assert.match(stated.body.answer, /`\$450`/);
+});
+
 test('a hallucinated passage id is flagged and never shown as a citation', async () => {
   const { body } = await ask(worker.url, `${Q} 👻`);
   assert.match(stageOf(body, 'generate').detail, /hallucinated citations .*pricing-99/);
