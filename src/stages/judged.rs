@@ -47,8 +47,7 @@ pub(super) fn capped(judged: &prompts::Judged, question_terms: &[String], contex
         let (after, reasons) = support::sanity(claim, &support, &support::Context { heading: &headings, ..*context }, score);
         score = after;
         caps.extend(reasons.into_iter().map(|r| format!("{claim:?}: {r}")));
-        let retrieved: Vec<String> = hits.iter().map(|h| format!("{}\n{}", h.section, h.text)).collect();
-        let unwritten = support::unwritten_code(claim, &retrieved);
+        let unwritten = support::unwritten_code(claim, hits);
         if !unwritten.is_empty() {
             score = score.min(support::QUOTE_CAP);
             caps.push(format!("{claim:?}: {} written in no passage", unwritten.join(", ")));

@@ -905,28 +905,29 @@ pub fn runs_on(first: &str, second: &str) -> bool {
 }
 
 /// The code spans of a claim (text between backticks: a path, a command, a
-/// field's name) that none of `passages` writes. A code span is a literal
-/// value: one no passage holds is made up, as a number is, however many of
-/// its words the passages share (`/usr/share/menu` where they say
-/// `/usr/share/applications`). It may come from any retrieved passage, not
-/// only those its claim cites: a model names a field from one passage and
-/// states its rule from another.
-pub fn unwritten_code<'a>(claim: &'a str, passages: &[String]) -> Vec<&'a str> {
-    let written: Vec<String> = passages.iter().map(|p| text::squash_whitespace(p)).collect();
-    claim
-        .split('`')
-        .skip(1)
-        .step_by(2)
-        .filter(|span| !span.trim().is_empty())
-        .filter(|span| !written.iter().any(|w| w.contains(&text::squash_whitespace(span))))
-        .collect()
+/// field's name) that none of `passages` writes, in its section or text. A
+/// code span is a literal value: one no passage holds is made up, as a
+/// number is, however many of its words the passages share
+/// (`/usr/share/menu` where they say `/usr/share/applications`). It may come
+/// from any retrieved passage, not only those its claim cites: a model names
+/// a field from one passage and states its rule from another.
+pub fn unwritten_code<'a>(claim: &'a str, passages: &[Hit]) -> Vec<&'a str> {
+    let spans = delimited(claim, &['`']);
+    if spans.is_empty() {
+        return spans;
+    }
+    let written: Vec<String> = passages.iter().map(|p| text::squash_whitespace(&format!("{}\n{}", p.section, p.text))).collect();
+    spans.into_iter().filter(|span| !written.iter().any(|w| w.contains(&text::squash_whitespace(span)))).collect()
 }
 
 /// Text between double quotation marks.
 fn quoted_spans(claim: &str) -> Vec<&str> {
-    let mut spans: Vec<&str> = claim.split(['"', '\u{201c}', '\u{201d}']).skip(1).step_by(2).collect();
-    spans.retain(|s| !s.trim().is_empty());
-    spans
+    delimited(claim, &['"', '\u{201c}', '\u{201d}'])
+}
+
+/// The non-blank stretches of `text` between pairs of `marks`.
+fn delimited<'a>(text: &'a str, marks: &[char]) -> Vec<&'a str> {
+    text.split(marks).skip(1).step_by(2).filter(|span| !span.trim().is_empty()).collect()
 }
 
 #[cfg(test)]
@@ -941,7 +942,7 @@ mod tests {
 
     #[test]
     fn a_code_span_no_passage_writes_is_made_up() {
-        let passages = ["Desktop entries go in `/usr/share/applications`.".to_string(), "Menus are refreshed by a trigger named `update-menus`.".to_string()];
+        let passages = [hit("menu-01", "Desktop entries go in `/usr/share/applications`."), hit("menu-02", "Menus are refreshed by a trigger named `update-menus`.")];
         let claim = "Desktop entries go in `/usr/share/menu`, and `update-menus` refreshes them.";
         assert_eq!(unwritten_code(claim, &passages), ["/usr/share/menu"]);
         // From any of the passages, spaced as they like.
