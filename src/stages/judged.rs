@@ -33,7 +33,8 @@ pub const UNKNOWN_TERM_CAP: f64 = 0.2;
 
 /// A judged claim after the deterministic caps, checked against the passages the
 /// judge said support it: no supporting passage scores 0; quantities, names,
-/// quotes and negation must agree; and almost no shared words caps it.
+/// quotes and negation must agree; no retrieved passage may deny it outright;
+/// and almost no shared words caps it.
 pub(super) fn capped(judged: &prompts::Judged, question_terms: &[String], context: &support::Context<'_>, hits: &[Hit]) -> ClaimCheck {
     let claim = judged.claim.as_str();
     let support: String = hits.iter().filter(|h| judged.passages.contains(&h.id)).map(|h| h.text.as_str()).collect::<Vec<_>>().join("\n");
@@ -51,6 +52,12 @@ pub(super) fn capped(judged: &prompts::Judged, question_terms: &[String], contex
         if !unwritten.is_empty() {
             score = score.min(support::QUOTE_CAP);
             caps.push(format!("{claim:?}: {} written in no passage", unwritten.join(", ")));
+        }
+        // Any retrieved passage, cited or not: a judge fooled into citing the
+        // passage that agrees must not hide the one that denies the claim.
+        if let Some((id, why)) = hits.iter().find_map(|h| support::denied_by(claim, &h.text, context.known).map(|why| (&h.id, why))) {
+            score = score.min(support::CONTRADICTION_CAP);
+            caps.push(format!("{claim:?}: {id} {why}"));
         }
         if support::entailment(claim, question_terms, &support) < OVERLAP_FLOOR {
             score = score.min(OVERLAP_CAP);

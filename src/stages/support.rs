@@ -382,6 +382,55 @@ pub fn contradicted(claim: &str, passage: &str, given: &dyn Fn(&text::Quantity) 
         })
 }
 
+/// The first clause of a claim that a passage denies outright (see [`denied`]).
+pub fn denied_by(claim: &str, passage: &str, known: &[String]) -> Option<String> {
+    text::clauses_of(without_particle(claim)).into_iter().flat_map(coordinated).find_map(|clause| denied(clause, passage, known))
+}
+
+/// An affirmative clause of a claim that states every term of a source
+/// clause denying it ("service credits are applied automatically to your
+/// next invoice" against "Billwren does not apply service credits
+/// automatically"), where no affirmative source clause states all of the
+/// claim's: the claim affirms what the source denies, whatever it adds. The
+/// passage's names are left out of the denial, as the agent a passive
+/// restatement drops ("Billwren does not apply …").
+fn denied(clause: &str, passage: &str, known: &[String]) -> Option<String> {
+    if negated(clause) > 0 {
+        return None;
+    }
+    let claimed = content_terms(clause);
+    let clauses = text::clauses_of(passage);
+    // An affirmative source clause with all the claim's terms states it: the
+    // denial nearby is of something else ("… but not on weekends").
+    let restated = |c: &str| negated(c) == 0 && claimed.iter().all(|t| content_terms(c).contains(t));
+    if clauses.iter().any(|c| restated(c)) {
+        return None;
+    }
+    // "limited to 1 user" is the fact "cannot have more than 1 user" states.
+    let bound = upper_bound(clause);
+    clauses.into_iter().filter(|c| negated(c) > 0 && !(bound && negated_comparative(c))).find_map(|c| {
+        // A name that opens the denial is its agent, which a passive restatement drops.
+        let agent: Vec<String> = known.iter().filter(|n| c.trim_start().starts_with(n.as_str())).flat_map(|n| text::terms(n)).collect();
+        let denial: Vec<String> = content_terms(&without_emphasis(c)).into_iter().filter(|t| text::negations(t) == 0 && !agent.contains(t)).collect();
+        (denial.len() >= 2 && denial.iter().all(|t| claimed.contains(t))).then(|| format!("affirms what the source denies: {:?}", c.trim()))
+    })
+}
+
+/// The emphatic phrases a negation takes ("no other pets are allowed *at any
+/// time*"): they strengthen the "no", and say nothing a restatement must repeat.
+const NEGATIVE_EMPHASIS: &[&str] = &["at any time", "at all", "whatsoever", "in any way", "under any circumstances", "in any case", "of any kind"];
+/// A negated clause without its emphatic phrases (see [`NEGATIVE_EMPHASIS`]).
+fn without_emphasis(clause: &str) -> String {
+    NEGATIVE_EMPHASIS.iter().fold(clause.to_string(), |rest, phrase| {
+        // ASCII lowercasing keeps byte offsets, so a match indexes `rest` itself.
+        let lower = rest.to_ascii_lowercase();
+        let whole = |at: usize| !rest[..at].ends_with(char::is_alphanumeric) && !rest[at + phrase.len()..].starts_with(char::is_alphanumeric);
+        match lower.match_indices(phrase).map(|(at, _)| at).find(|&at| whole(at)) {
+            Some(at) => format!("{} {}", &rest[..at], &rest[at + phrase.len()..]),
+            None => rest,
+        }
+    })
+}
 /// Distributive phrases of English: a value holds for each one of what follows.
 const DISTRIBUTIVE: &[&str] = &["per", "for each", "for every", "with each", "on each"];
 /// Collective phrases: a value holds for all of what follows together.
@@ -948,6 +997,26 @@ mod tests {
         // From any of the passages, spaced as they like.
         assert!(unwritten_code("Put them in `/usr/share/applications`; `update-menus`  runs.", &passages).is_empty());
         assert!(unwritten_code("No code here, only words.", &passages).is_empty());
+    }
+
+    #[test]
+    fn a_claim_affirming_what_a_passage_denies_is_caught() {
+        let known = vec!["Harbor Commons".to_string()];
+        let passage = "Harbor Commons does not refund unused day passes. Day passes are valid for one visit.";
+        let why = denied_by("Unused day passes are refunded at the end of the month.", passage, &known);
+        assert!(why.is_some_and(|w| w.contains("does not refund unused day passes")));
+        // The denial restated, or a clause the source affirms, is no contradiction.
+        assert_eq!(denied_by("No, unused day passes are not refunded.", passage, &known), None);
+        assert_eq!(denied_by("A day pass is valid for one visit.", passage, &known), None);
+        // An affirmative clause holding all the claim's terms states it: the denial is the rule it excepts.
+        let both = "Guests may not use the kitchen. Guests may use the kitchen with a member present.";
+        assert_eq!(denied_by("Guests may use the kitchen with a member.", both, &[]), None);
+        // A negation's emphasis ("at any time") is no term a restatement must repeat; only whole words are emphasis.
+        let pets = "Dogs are allowed on Fridays. No other pets are allowed at any time.";
+        assert!(denied_by("Pets of any kind are allowed on Fridays.", pets, &[]).is_some());
+        assert_eq!(without_emphasis("Note that all fees are not refundable at all."), "Note that all fees are not refundable  .");
+        // An upper bound is what a negated comparative states.
+        assert_eq!(denied_by("The plan is limited to 1 user.", "The plan cannot have more than 1 user.", &[]), None);
     }
 
     /// Table: claim -> expected score range against the desk passage.
