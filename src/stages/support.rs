@@ -391,9 +391,9 @@ pub fn denied_by(claim: &str, passage: &str, known: &[String]) -> Option<String>
 /// clause denying it ("service credits are applied automatically to your
 /// next invoice" against "Billwren does not apply service credits
 /// automatically"), where no affirmative source clause states all of the
-/// claim's: the claim affirms what the source denies, whatever it adds. The
-/// passage's names are left out of the denial, as the agent a passive
-/// restatement drops ("Billwren does not apply …").
+/// claim's: the claim affirms what the source denies, whatever it adds. A
+/// name opening the denial is left out of it, as the agent a passive
+/// restatement drops ("Billwren does not apply …"), and so is its emphasis.
 fn denied(clause: &str, passage: &str, known: &[String]) -> Option<String> {
     if negated(clause) > 0 {
         return None;
@@ -402,7 +402,7 @@ fn denied(clause: &str, passage: &str, known: &[String]) -> Option<String> {
     let clauses = text::clauses_of(passage);
     // An affirmative source clause with all the claim's terms states it: the
     // denial nearby is of something else ("… but not on weekends").
-    let restated = |c: &str| negated(c) == 0 && claimed.iter().all(|t| content_terms(c).contains(t));
+    let restated = |c: &str| negated(c) == 0 && { let own = content_terms(c); claimed.iter().all(|t| own.contains(t)) };
     if clauses.iter().any(|c| restated(c)) {
         return None;
     }
@@ -431,6 +431,7 @@ fn without_emphasis(clause: &str) -> String {
         }
     })
 }
+
 /// Distributive phrases of English: a value holds for each one of what follows.
 const DISTRIBUTIVE: &[&str] = &["per", "for each", "for every", "with each", "on each"];
 /// Collective phrases: a value holds for all of what follows together.
