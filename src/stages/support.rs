@@ -45,6 +45,12 @@ const ANTONYMS: &[(&str, &str)] = &[
     ("largest", "smallest"), ("larger", "smaller"), ("early", "late"), ("win", "lose"), ("won", "lost"),
 ];
 
+/// Closed sets of English whose members exclude one another as the value of
+/// one slot, as two numbers do: the names of the marks that separate text.
+/// A claim naming one where the source names another ("separated by
+/// semicolons" where the source says "by commas") changes the value.
+const EXCLUSIVE_VALUES: &[&[&str]] = &[&["comma", "semicolon", "colon", "space", "tab", "hyphen", "slash", "underscore", "newline"]];
+
 /// A claim scored against the passages.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClaimCheck {
@@ -531,6 +537,19 @@ fn contradiction(claim: &str, sentence: &str) -> Option<String> {
             && !has(&source_words, said);
         flipped.then(|| format!("says {said:?} where the source says {opposite:?}"))
     })
+    .or_else(|| swapped_value(claim, sentence))
+}
+
+/// A member of one of [`EXCLUSIVE_VALUES`] in the claim where the source
+/// names only others of its set.
+fn swapped_value(claim: &str, sentence: &str) -> Option<String> {
+    let (claimed, stated) = (text::terms(claim), text::terms(sentence));
+    let named = |terms: &[String], set: &[&'static str]| -> Vec<&'static str> { set.iter().copied().filter(|v| terms.contains(&text::stem(v))).collect() };
+    EXCLUSIVE_VALUES.iter().find_map(|set| {
+        let (said, source) = (named(&claimed, set), named(&stated, set));
+        let swapped = !said.is_empty() && !source.is_empty() && !said.iter().any(|v| source.contains(v));
+        swapped.then(|| format!("says {:?} where the source says {:?}", said.join(", "), source.join(", ")))
+    })
 }
 
 /// A value of a claim's clause where the source clauses that restate it
@@ -970,6 +989,13 @@ pub fn unwritten_code<'a>(claim: &'a str, passages: &[Hit]) -> Vec<&'a str> {
     spans.into_iter().filter(|span| !written.iter().any(|w| w.contains(&text::squash_whitespace(span)))).collect()
 }
 
+/// A text's literal values: its code spans and the text it quotes.
+pub fn literal_spans(text: &str) -> Vec<&str> {
+    let mut spans = delimited(text, &['`']);
+    spans.extend(quoted_spans(text));
+    spans
+}
+
 /// Text between double quotation marks.
 fn quoted_spans(claim: &str) -> Vec<&str> {
     delimited(claim, &['"', '\u{201c}', '\u{201d}'])
@@ -1313,6 +1339,14 @@ mod tests {
     fn an_antonym_flip_contradicts() {
         let source = [hit("hours-01", "The kitchen is open on Sundays.")];
         assert!(check("The kitchen is closed on Sundays.", &[], &source).score <= CONTRADICTION_CAP);
+    }
+
+    #[test]
+    fn a_separator_swapped_for_another_contradicts() {
+        let source = [hit("export-02", "The fields of an exported row are separated by commas.")];
+        assert!(check("An exported row's fields are separated by semicolons.", &[], &source).score <= CONTRADICTION_CAP);
+        // Naming the source's mark, with another beside it, changes nothing.
+        assert!(check("An exported row's fields are separated by commas and a space.", &[], &source).caps.is_empty());
     }
 
     /// Words that echo the question do not count against a right answer; a new

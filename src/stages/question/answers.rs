@@ -197,6 +197,14 @@ impl Ask {
             .into_iter()
             .filter(|t| !asked.contains(&t) && !source_terms.contains(t) && grounds.used.contains(t))
             .collect();
+        // A filler written as literal values the question did not give, each one written in the stretch
+        // restated, is that stretch's own ("the `debian-installer` section *holds* …" where the source says
+        // "contains"): the corpus words around it are the model's wording, not a fact moved in.
+        let written = text::squash_whitespace(source);
+        let values: Vec<&str> = support::literal_spans(&clause).into_iter().filter(|v| !self.text.contains(v)).collect();
+        if !values.is_empty() && values.iter().all(|v| written.contains(&text::squash_whitespace(v))) {
+            return None;
+        }
         (!moved.is_empty()).then_some(moved)
     }
 
@@ -795,6 +803,14 @@ mod tests {
         assert!(own_words_beside(question, "Private office requests are handled by the community manager.", cited, elsewhere).is_ok());
         let moved = own_words_beside(question, "Private office requests are handled by reception.", cited, elsewhere);
         assert!(matches!(&moved, Err(Miss::Unstated(words)) if words == &["recept"]), "{moved:?}");
+        // A filler written as the stretch's own literal value is the source's, whatever verb carries it;
+        // a value the stretch does not write leaves the moved words moved.
+        let cited = "The `night-queue` queue contains requests for a private office.";
+        let elsewhere = "Reception holds parcels for 30 days.";
+        let question = "Which queue takes private office requests?";
+        assert!(own_words_beside(question, "The `night-queue` queue holds private office requests.", cited, elsewhere).is_ok());
+        let moved = own_words_beside(question, "The `late-queue` queue holds private office requests.", cited, elsewhere);
+        assert!(matches!(&moved, Err(Miss::Unstated(words)) if words == &["hold"]), "{moved:?}");
     }
 
     /// Paired: for each rule, an answer in a model's own words that states
