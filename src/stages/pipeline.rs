@@ -153,7 +153,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
 
         // gate
         let started = self.clock.now_ms();
-        let mut answer_terms = text::distinct_terms(&answer_text);
+        let mut answer_terms = ask.covered_terms(&answer_text);
         // A quote must cover the question in the question's own words. A model's
         // answer is read with the passages its verified claims cite (the
         // question's names and a hop's premise may sit there); whether its

@@ -331,6 +331,19 @@ impl Ask {
         (!self.states_kind(unit)).then_some(Miss::Kind(self.kind))
     }
 
+    /// The terms of `text` with the question's price words when it answers
+    /// them without writing them: "do I have to *pay* for coffee?" is
+    /// answered by an amount of money or by "free".
+    pub fn covered_terms(&self, text: &str) -> Vec<String> {
+        let mut terms = text::terms(text);
+        let lower = format!(" {} ", lower_words(text).join(" "));
+        let priced = text::quantities(text).iter().any(|q| matches!(q.unit, Unit::Money(_))) || FREE_PHRASES.iter().any(|p| lower.contains(&format!(" {p} ")));
+        if priced {
+            terms.extend(self.focus.iter().map(|(t, _)| t).filter(|t| PRICE_TERMS.contains(t)).cloned());
+        }
+        terms
+    }
+
     /// A clause of the answer states a fact of the asked kind, and that clause
     /// is about the question: it holds the question's predicate; failing one,
     /// a name of its subject, whole ("Dedicated Desk" is not "Flex Desk");
@@ -811,6 +824,17 @@ mod tests {
         assert!(own_words_beside(question, "The `night-queue` queue holds private office requests.", cited, elsewhere).is_ok());
         let moved = own_words_beside(question, "The `late-queue` queue holds private office requests.", cited, elsewhere);
         assert!(matches!(&moved, Err(Miss::Unstated(words)) if words == &["hold"]), "{moved:?}");
+    }
+
+    #[test]
+    fn an_amount_or_free_covers_the_price_words() {
+        let ask = ask("Do I have to pay for coffee?");
+        let pay = crate::text::stem("pay");
+        assert!(ask.covered_terms("Coffee and tea are free for members.").contains(&pay));
+        assert!(ask.covered_terms("A coffee costs $2.").contains(&pay));
+        // Without an amount, the price word stays uncovered, and the rest is the text's own terms.
+        let plain = ask.covered_terms("Coffee and tea are in the kitchen.");
+        assert!(!plain.contains(&pay) && plain.contains(&crate::text::stem("kitchen")));
     }
 
     /// Paired: for each rule, an answer in a model's own words that states
