@@ -355,7 +355,8 @@ impl Ask {
         let relation = self.relation_terms();
         text::sentences(answer).into_iter().filter(|s| !is_pointer(s)).any(|sentence| {
             let sentence_names = names(sentence);
-            text::clauses(sentence).into_iter().filter(|c| !opens_pointer(c)).any(|clause| {
+            with_antecedents(text::clauses(sentence)).into_iter().filter(|c| !opens_pointer(c)).any(|clause| {
+                let clause = clause.as_str();
                 let clause_terms = text::terms(clause);
                 let priced = self.price_terms.is_empty() || clause_terms.iter().any(|t| PRICE_TERMS.iter().any(|p| p == t));
                 let about = priced && if !self.predicate.is_empty() {
@@ -535,6 +536,23 @@ fn condition(sentence: &str) -> Option<&str> {
 }
 
 /// A time of day, or a bare number that may be one ("at 10").
+/// Relative pronouns that open a clause about the noun before them.
+const RELATIVE_PRONOUNS: &[&str] = &["which", "who", "whom", "whose"];
+
+/// Each clause, a relative clause read with the clause it hangs on ("needs
+/// a Day Pass, *which costs $35*": the cost is the Day Pass's).
+fn with_antecedents(clauses: Vec<&str>) -> Vec<String> {
+    (0..clauses.len())
+        .map(|i| {
+            let relative = lower_words(clauses[i]).first().is_some_and(|w| RELATIVE_PRONOUNS.contains(&w.as_str()));
+            match i.checked_sub(1).filter(|_| relative) {
+                Some(before) => format!("{} {}", clauses[before], clauses[i]),
+                None => clauses[i].to_string(),
+            }
+        })
+        .collect()
+}
+
 fn is_clock_like(q: &Quantity) -> bool {
     matches!(q.unit, Unit::Clock | Unit::Plain)
 }
@@ -648,6 +666,9 @@ mod tests {
             // The counted noun, not the verb after it, is what the count is of.
             ("How many people fit in the Quay Room?", "The Quay Room seats 12 people and the Pier Room seats 6.", true),
             ("How many people fit in the Quay Room?", "The Quay Room can be booked for 3 hours.", false),
+            // A relative clause speaks of the noun it hangs on: the cost is the locker's.
+            ("What does a locker cost?", "Members can rent a locker, which costs $15 a month.", true),
+            ("What does a locker cost?", "Members can rent a locker, which sits by the kitchen.", false),
         ];
         for &(question, answer, answers) in cases {
             let got = check(question, answer);
