@@ -296,7 +296,9 @@ impl Ask {
     /// for the question as a whole or for one of its conjuncts (the other
     /// conjuncts are then neither required nor counted as missing).
     fn core_miss(&self, focus: &Focus, unit: &str, conjunct: Option<&String>) -> Option<Miss> {
+        // (Not its price words: any priced sentence sharing a word would then be a price question's core.)
         let mut terms = text::terms(unit);
+        terms.extend(self.excluded_terms(unit));
         let excused: Vec<&String> = self.conjuncts.iter().filter(|c| conjunct.is_some_and(|own| own != *c)).collect();
         let missing: Vec<String> =
             self.core_names.iter().filter(|n| !excused.contains(n) && !names::mentions(&terms, n)).cloned().collect();
@@ -331,9 +333,10 @@ impl Ask {
         (!self.states_kind(unit)).then_some(Miss::Kind(self.kind))
     }
 
-    /// The terms of `text` with the question's price words when it answers
-    /// them without writing them: "do I have to *pay* for coffee?" is
-    /// answered by an amount of money or by "free".
+    /// The terms of `text` with the question's terms it answers without
+    /// writing them: its price words, by an amount of money or "free" ("do
+    /// I have to *pay* for coffee?"), and its numbers that "only" with
+    /// another of their kind excludes (see [`Ask::excluded_terms`]).
     pub fn covered_terms(&self, text: &str) -> Vec<String> {
         let mut terms = text::terms(text);
         let lower = format!(" {} ", lower_words(text).join(" "));
@@ -341,7 +344,15 @@ impl Ask {
         if priced {
             terms.extend(self.focus.iter().map(|(t, _)| t).filter(|t| PRICE_TERMS.contains(t)).cloned());
         }
+        terms.extend(self.excluded_terms(text));
         terms
+    }
+
+    /// The terms of the question's numbers that `text` excludes with "only"
+    /// and another of their kind: "only on Fridays" answers "on a Tuesday".
+    fn excluded_terms(&self, text: &str) -> Vec<String> {
+        let only = only_values(text);
+        self.quantities.iter().filter(|q| only.iter().any(|o| o.unit == q.unit && !o.agrees_with(q))).flat_map(|q| text::terms(&q.written)).collect()
     }
 
     /// A clause of the answer states a fact of the asked kind, and that clause
@@ -549,6 +560,20 @@ fn with_antecedents(clauses: Vec<&str>) -> Vec<String> {
                 Some(before) => format!("{} {}", clauses[before], clauses[i]),
                 None => clauses[i].to_string(),
             }
+        })
+        .collect()
+}
+
+/// The values a text restricts a fact to with "only" ("allowed *only on
+/// Fridays*"), up to the end of their clause.
+fn only_values(text: &str) -> Vec<Quantity> {
+    let lower = text.to_lowercase();
+    lower
+        .match_indices("only ")
+        .filter(|(at, _)| !lower[..*at].ends_with(|c: char| c.is_alphanumeric()))
+        .flat_map(|(at, word)| {
+            let rest = &lower[at + word.len()..];
+            text::quantities(&rest[..rest.find([',', ';', '.']).unwrap_or(rest.len())])
         })
         .collect()
 }
@@ -856,6 +881,17 @@ mod tests {
         // Without an amount, the price word stays uncovered, and the rest is the text's own terms.
         let plain = ask.covered_terms("Coffee and tea are in the kitchen.");
         assert!(!plain.contains(&pay) && plain.contains(&crate::text::stem("kitchen")));
+    }
+
+    #[test]
+    fn only_with_another_value_answers_the_asked_one() {
+        let ask = ask("Can I use the roof terrace on a Monday?");
+        let monday = crate::text::stem("monday");
+        // "Only on Saturdays" says no to a Monday; the asked day is answered.
+        assert!(ask.covered_terms("The roof terrace is open only on Saturdays.").contains(&monday));
+        // Without "only", another day says nothing of Monday; and "only" with the asked day itself adds nothing.
+        assert!(!ask.covered_terms("The roof terrace is open on Saturdays.").contains(&monday));
+        assert!(ask.excluded_terms("The roof terrace is open only on Mondays.").is_empty());
     }
 
     /// Paired: for each rule, an answer in a model's own words that states
