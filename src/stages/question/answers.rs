@@ -176,7 +176,8 @@ impl Ask {
     /// instructions of the *reception staff*", where the source says "of the
     /// fire wardens"; "handled by *reception*", where it says "by the
     /// community manager") moves a fact from elsewhere. Words the corpus
-    /// never uses are the model's own wording.
+    /// never uses are the model's own wording, and so are the words around a
+    /// filler written as literal values the stretch writes.
     fn moved_filler(&self, grounds: &Grounds<'_>) -> Option<Vec<String>> {
         if !matches!(self.kind, Kind::Person | Kind::Place | Kind::Entity) {
             return None;
@@ -197,15 +198,16 @@ impl Ask {
             .into_iter()
             .filter(|t| !asked.contains(&t) && !source_terms.contains(t) && grounds.used.contains(t))
             .collect();
+        if moved.is_empty() {
+            return None;
+        }
         // A filler written as literal values the question did not give, each one written in the stretch
         // restated, is that stretch's own ("the `debian-installer` section *holds* …" where the source says
         // "contains"): the corpus words around it are the model's wording, not a fact moved in.
         let written = text::squash_whitespace(source);
         let values: Vec<&str> = support::literal_spans(&clause).into_iter().filter(|v| !self.text.contains(v)).collect();
-        if !values.is_empty() && values.iter().all(|v| written.contains(&text::squash_whitespace(v))) {
-            return None;
-        }
-        (!moved.is_empty()).then_some(moved)
+        let own_values = !values.is_empty() && values.iter().all(|v| written.contains(&text::squash_whitespace(v)));
+        (!own_values).then_some(moved)
     }
 
     /// The readings of the asked kind that a model's own words need: a
@@ -546,7 +548,6 @@ fn condition(sentence: &str) -> Option<&str> {
     Some(rest.split([',', ';']).next().unwrap_or(rest))
 }
 
-/// A time of day, or a bare number that may be one ("at 10").
 /// Relative pronouns that open a clause about the noun before them.
 const RELATIVE_PRONOUNS: &[&str] = &["which", "who", "whom", "whose"];
 
@@ -578,6 +579,7 @@ fn only_values(text: &str) -> Vec<Quantity> {
         .collect()
 }
 
+/// A time of day, or a bare number that may be one ("at 10").
 fn is_clock_like(q: &Quantity) -> bool {
     matches!(q.unit, Unit::Clock | Unit::Plain)
 }
