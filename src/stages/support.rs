@@ -35,14 +35,14 @@ pub const CONTRADICTION_CAP: f64 = 0.2;
 
 /// Pairs of opposite words: one in the claim where the source says the other
 /// is a contradiction. General English antonyms of the kind policies state.
-const ANTONYMS: &[(&str, &str)] = &[
-    ("open", "closed"), ("allowed", "forbidden"), ("allowed", "prohibited"), ("allowed", "banned"), ("permitted", "banned"), ("permitted", "prohibited"),
-    ("permitted", "forbidden"), ("included", "excluded"), ("include", "exclude"), ("before", "after"),
-    ("increase", "decrease"), ("more", "less"), ("minimum", "maximum"), ("earliest", "latest"), ("above", "below"),
-    ("first", "last"), ("always", "never"), ("mandatory", "optional"), ("required", "optional"), ("accept", "reject"),
-    ("accepted", "rejected"), ("enabled", "disabled"), ("refundable", "nonrefundable"), ("free", "paid"),
-    ("upgrade", "downgrade"), ("inside", "outside"), ("lowest", "highest"), ("higher", "lower"), ("older", "younger"),
-    ("largest", "smallest"), ("larger", "smaller"), ("early", "late"), ("win", "lose"), ("won", "lost"),
+const ANTONYMS: &[[&str; 2]] = &[
+    ["open", "closed"], ["allowed", "forbidden"], ["allowed", "prohibited"], ["allowed", "banned"], ["permitted", "banned"], ["permitted", "prohibited"],
+    ["permitted", "forbidden"], ["included", "excluded"], ["include", "exclude"], ["before", "after"],
+    ["increase", "decrease"], ["more", "less"], ["minimum", "maximum"], ["earliest", "latest"], ["above", "below"],
+    ["first", "last"], ["always", "never"], ["mandatory", "optional"], ["required", "optional"], ["accept", "reject"],
+    ["accepted", "rejected"], ["enabled", "disabled"], ["refundable", "nonrefundable"], ["free", "paid"],
+    ["upgrade", "downgrade"], ["inside", "outside"], ["lowest", "highest"], ["higher", "lower"], ["older", "younger"],
+    ["largest", "smallest"], ["larger", "smaller"], ["early", "late"], ["win", "lose"], ["won", "lost"],
 ];
 
 /// Closed sets of English whose members exclude one another as the value of
@@ -508,7 +508,7 @@ pub fn without_particle(claim: &str) -> &str {
 fn opposites(term: &str) -> Vec<String> {
     ANTONYMS
         .iter()
-        .flat_map(|&(a, b)| [(a, b), (b, a)])
+        .flat_map(|&[a, b]| [(a, b), (b, a)])
         .filter(|(said, _)| text::stem(said) == term)
         .map(|(_, opposite)| text::stem(opposite))
         .collect()
@@ -530,25 +530,22 @@ fn contradiction(claim: &str, sentence: &str) -> Option<String> {
     }
     let (claim_words, source_words) = (text::lower_words(claim), text::lower_words(sentence));
     let has = |words: &[String], w: &str| words.iter().any(|x| x == w);
-    ANTONYMS.iter().flat_map(|&(a, b)| [(a, b), (b, a)]).find_map(|(said, opposite)| {
-        let flipped = has(&claim_words, said)
-            && !has(&claim_words, opposite)
-            && has(&source_words, opposite)
-            && !has(&source_words, said);
-        flipped.then(|| format!("says {said:?} where the source says {opposite:?}"))
+    // An antonym as written; a separator mark in any inflection ("commas").
+    swapped(ANTONYMS.iter().map(|pair| pair.as_slice()), |w| has(&claim_words, w), |w| has(&source_words, w)).or_else(|| {
+        let (claimed, stated) = (text::terms(claim), text::terms(sentence));
+        swapped(EXCLUSIVE_VALUES.iter().copied(), |v| claimed.contains(&text::stem(v)), |v| stated.contains(&text::stem(v)))
     })
-    .or_else(|| swapped_value(claim, sentence))
 }
 
-/// A member of one of [`EXCLUSIVE_VALUES`] in the claim where the source
-/// names only others of its set.
-fn swapped_value(claim: &str, sentence: &str) -> Option<String> {
-    let (claimed, stated) = (text::terms(claim), text::terms(sentence));
-    let named = |terms: &[String], set: &[&'static str]| -> Vec<&'static str> { set.iter().copied().filter(|v| terms.contains(&text::stem(v))).collect() };
-    EXCLUSIVE_VALUES.iter().find_map(|set| {
-        let (said, source) = (named(&claimed, set), named(&stated, set));
-        let swapped = !said.is_empty() && !source.is_empty() && !said.iter().any(|v| source.contains(v));
-        swapped.then(|| format!("says {:?} where the source says {:?}", said.join(", "), source.join(", ")))
+/// The first of `sets` of values that exclude one another (a pair of
+/// antonyms, or [`EXCLUSIVE_VALUES`]) where the claim names members of the
+/// set and the source names only others.
+fn swapped<'a>(sets: impl IntoIterator<Item = &'a [&'a str]>, in_claim: impl Fn(&str) -> bool, in_source: impl Fn(&str) -> bool) -> Option<String> {
+    sets.into_iter().find_map(|set| {
+        let said: Vec<&str> = set.iter().copied().filter(|v| in_claim(v)).collect();
+        let stated: Vec<&str> = set.iter().copied().filter(|v| in_source(v)).collect();
+        let swapped = !said.is_empty() && !stated.is_empty() && !said.iter().any(|v| stated.contains(v));
+        swapped.then(|| format!("says {:?} where the source says {:?}", said.join(", "), stated.join(", ")))
     })
 }
 

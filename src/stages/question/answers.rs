@@ -342,8 +342,7 @@ impl Ask {
     pub fn covered_terms(&self, text: &str) -> Vec<String> {
         let mut terms = text::terms(text);
         let lower = format!(" {} ", lower_words(text).join(" "));
-        let priced = text::quantities(text).iter().any(|q| matches!(q.unit, Unit::Money(_))) || FREE_PHRASES.iter().any(|p| lower.contains(&format!(" {p} ")));
-        if priced {
+        if states_price(&text::quantities(text), |list| has_phrase(&lower, list)) {
             terms.extend(self.focus.iter().map(|(t, _)| t).filter(|t| PRICE_TERMS.contains(t)).cloned());
         }
         terms.extend(self.excluded_terms(text));
@@ -388,7 +387,7 @@ impl Ask {
         let new_quantities: Vec<Quantity> =
             text::quantities(clause).into_iter().filter(|q| !self.quantities.iter().any(|asked| asked.agrees_with(q))).collect();
         let lower = format!(" {} ", lower_words(clause).join(" "));
-        let has_phrase = |list: &[&str]| list.iter().any(|p| lower.contains(&format!(" {p} ")));
+        let has_phrase = |list: &[&str]| has_phrase(&lower, list);
         let new_name = || sentence_names.iter().any(|n| clause.contains(n.as_str()) && self.is_new(n));
         let new_term = |t: &String| !text::is_numeric(t) && !self.focus.iter().any(|(f, _)| f == t);
         // "after the package is unpacked": a time told by another event.
@@ -399,7 +398,7 @@ impl Ask {
             Kind::Time => new_quantities.iter().any(is_point_in_time) || has_phrase(TIME_WORDS) || by_event(),
             Kind::Soon => new_quantities.iter().any(|q| is_point_in_time(q) || q.unit.is_duration()) || has_phrase(TIME_WORDS) || by_event(),
             Kind::Year => new_quantities.iter().any(Quantity::is_year),
-            Kind::Money => new_quantities.iter().any(|q| matches!(q.unit, Unit::Money(_))) || has_phrase(FREE_PHRASES),
+            Kind::Money => states_price(&new_quantities, has_phrase),
             Kind::Number => new_quantities.iter().any(|q| !matches!(q.unit, Unit::Weekday | Unit::Month | Unit::Clock | Unit::Ordinal)),
             Kind::Count => new_quantities.iter().any(|q| matches!(q.unit, Unit::Plain | Unit::Measure(_))),
             Kind::Duration => new_quantities.iter().any(|q| q.unit.is_duration() || q.unit.is_length()),
@@ -546,6 +545,16 @@ fn condition(sentence: &str) -> Option<&str> {
     let at = [" if ", " when ", " unless "].iter().filter_map(|w| lower.find(w)).min()?;
     let rest = &sentence[at..];
     Some(rest.split([',', ';']).next().unwrap_or(rest))
+}
+
+/// `lower` (lowercase words, space-padded) holds one of the phrases of `list`, as whole words.
+fn has_phrase(lower: &str, list: &[&str]) -> bool {
+    list.iter().any(|p| lower.contains(&format!(" {p} ")))
+}
+
+/// A price is stated: an amount of money among `quantities`, or that it costs nothing.
+fn states_price(quantities: &[Quantity], has_phrase: impl Fn(&[&str]) -> bool) -> bool {
+    quantities.iter().any(|q| matches!(q.unit, Unit::Money(_))) || has_phrase(FREE_PHRASES)
 }
 
 /// Relative pronouns that open a clause about the noun before them.
