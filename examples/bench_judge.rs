@@ -339,7 +339,7 @@ fn why(body: &AskResponse) -> String {
     };
     let detail = caps.unwrap_or_else(|| stage.map(|s| s.detail.clone()).unwrap_or_default());
     let reason = body.reason.map(|r| format!("{r:?}")).unwrap_or_else(|| format!("{:?}", body.status));
-    format!("{reason} @{}: {}", stage.map(|s| format!("{:?}", s.name)).unwrap_or_default(), detail).chars().take(300).collect()
+    format!("{reason} @{}: {}", stage.map(|s| format!("{:?}", s.name)).unwrap_or_default(), detail).chars().take(1500).collect()
 }
 
 /// A reason with its quoted claims and numbers folded, so that like reasons count together.
@@ -475,6 +475,11 @@ fn main() {
 /// Every paired case of one corpus, right and wrong.
 fn bench(dir: &str, files: &[String], meaning: bool) -> Vec<Row> {
     let corpus = MemoryCorpus::load(Path::new(dir)).expect("the corpus folder is readable");
+    // BENCH_PASSAGES=id,id prints those passages as the pipeline reads them (for reading a refusal).
+    let wanted = std::env::var("BENCH_PASSAGES").unwrap_or_default();
+    for p in corpus.passages().filter(|p| wanted.split(',').any(|w| w == p.id)) {
+        println!("=== {} ({})\n{}\n", p.id, p.section, p.text);
+    }
     let index: Vec<(String, Vec<f32>)> = corpus.passages().map(|p| (p.id.clone(), embed(&format!("{}\n{}", p.section, p.text)))).collect();
     let cases: Vec<Case> = files
         .iter()

@@ -48,7 +48,7 @@ pub(super) fn capped(judged: &prompts::Judged, question_terms: &[String], contex
         let (after, reasons) = support::sanity(claim, &support, &support::Context { heading: &headings, ..*context }, score);
         score = after;
         caps.extend(reasons.into_iter().map(|r| format!("{claim:?}: {r}")));
-        let unwritten = support::unwritten_code(claim, hits);
+        let unwritten = support::unwritten_code(claim, hits, context.question);
         if !unwritten.is_empty() {
             score = score.min(support::QUOTE_CAP);
             caps.push(format!("{claim:?}: {} written in no passage", unwritten.join(", ")));

@@ -274,7 +274,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         let question_terms = focus_terms(ask);
         let known = support::known_names(hits);
         let shown = text::quantities(&generated.answer);
-        let context = support::Context { known: &known, asked: &ask.quantities, shown: &shown, ..Default::default() };
+        let context = support::Context { known: &known, asked: &ask.quantities, shown: &shown, question: &ask.text, ..Default::default() };
         let mut checks: Vec<ClaimCheck> = judged.iter().map(|j| capped(j, &question_terms, &context, hits)).collect();
         let cited: Vec<Hit> = hits
             .iter()

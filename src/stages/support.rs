@@ -15,7 +15,7 @@
 use crate::stages::question::opens_with_back_reference;
 use crate::stages::retrieve::Hit;
 use crate::text::grammar::{is_function_word, AUXILIARIES};
-use crate::text::{self, names};
+use crate::text::{self, literal, names};
 
 /// A score above this supports a claim on its own.
 pub const SUPPORT_FLOOR: f64 = 0.7;
@@ -148,6 +148,9 @@ pub struct Context<'a> {
     /// The numbers the whole answer writes: a number one claim derives may
     /// rest on numbers another states (see [`shown_work`]).
     pub shown: &'a [text::Quantity],
+    /// The question as asked: a value it writes is the asker's, which may
+    /// fill a passage's template.
+    pub question: &'a str,
     /// The claim is in the asker's words (a yes/no question's proposition):
     /// its names and numbers must be the source's, its other words need not.
     pub asker_words: bool,
@@ -977,13 +980,19 @@ pub fn runs_on(first: &str, second: &str) -> bool {
 /// (`/usr/share/menu` where they say `/usr/share/applications`). It may come
 /// from any retrieved passage, not only those its claim cites: a model names
 /// a field from one passage and states its rule from another.
-pub fn unwritten_code<'a>(claim: &'a str, passages: &[Hit]) -> Vec<&'a str> {
+///
+/// A passage writes a literal however it typesets it (code marks, emphasis, a
+/// shell line continued), and writes a template's filling when the filling is
+/// the asker's own value: `/var/log/mydaemon/*.log` for the manual's
+/// `/var/log/foo/*.log`, when the question names `mydaemon`.
+pub fn unwritten_code<'a>(claim: &'a str, passages: &[Hit], question: &str) -> Vec<&'a str> {
     let spans = delimited(claim, &['`']);
     if spans.is_empty() {
         return spans;
     }
-    let written: Vec<String> = passages.iter().map(|p| text::squash_whitespace(&format!("{}\n{}", p.section, p.text))).collect();
-    spans.into_iter().filter(|span| !written.iter().any(|w| w.contains(&text::squash_whitespace(span)))).collect()
+    let texts: Vec<String> = passages.iter().map(|p| format!("{}\n{}", p.section, p.text)).collect();
+    let written = literal::Written::new(texts.iter().map(String::as_str), question);
+    spans.into_iter().filter(|span| !written.writes(span)).collect()
 }
 
 /// A text's literal values: its code spans and the text it quotes.
@@ -1017,10 +1026,15 @@ mod tests {
     fn a_code_span_no_passage_writes_is_made_up() {
         let passages = [hit("menu-01", "Desktop entries go in `/usr/share/applications`."), hit("menu-02", "Menus are refreshed by a trigger named `update-menus`.")];
         let claim = "Desktop entries go in `/usr/share/menu`, and `update-menus` refreshes them.";
-        assert_eq!(unwritten_code(claim, &passages), ["/usr/share/menu"]);
+        assert_eq!(unwritten_code(claim, &passages, ""), ["/usr/share/menu"]);
         // From any of the passages, spaced as they like.
-        assert!(unwritten_code("Put them in `/usr/share/applications`; `update-menus`  runs.", &passages).is_empty());
-        assert!(unwritten_code("No code here, only words.", &passages).is_empty());
+        assert!(unwritten_code("Put them in `/usr/share/applications`; `update-menus`  runs.", &passages, "").is_empty());
+        assert!(unwritten_code("No code here, only words.", &passages, "").is_empty());
+        // Typeset or continued, a passage writes the literal; its template filled with the asker's value too.
+        let manual = [hit("scripts-01", "`dpkg` calls: `old-postrm` disappear \\\n    overwriter *overwriter-version*"), hit("logs-01", "For example: /var/log/foo/*.log {")];
+        assert!(unwritten_code("It runs `old-postrm disappear overwriter overwriter-version`.", &manual, "").is_empty());
+        assert!(unwritten_code("Rotate `/var/log/mine/*.log`.", &manual, "My logs are in /var/log/mine").is_empty());
+        assert_eq!(unwritten_code("Rotate `/var/log/mine/*.log`.", &manual, "Where do logs go?"), ["/var/log/mine/*.log"]);
     }
 
     #[test]

@@ -15,6 +15,10 @@ pub const LIGHT_VERBS: &[&str] = &[
     "get", "gets", "got", "getting", "gotten", "give", "gives", "gave", "given", "giving", "take", "takes", "took",
     "taken", "taking", "make", "makes", "made", "making", "go", "goes", "went", "gone", "going",
 ];
+/// Causative verbs that take "to": in "arrange for them to be rotated",
+/// "cause the file to be removed" the verb says that the
+/// relation is brought about; the relation is its complement's verb.
+pub const CAUSATIVE_VERBS: &[&str] = &["arrange", "arranges", "cause", "causes", "enable", "enables", "force", "forces"];
 /// Words a question may use that are never the head of what it asks, though
 /// they stay among its terms (a corpus that uses them is searched for them):
 /// the negative pronouns ("items *nobody* claims" is about the items) and

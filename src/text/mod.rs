@@ -9,6 +9,7 @@
 //! corpus (its synonyms) ship with that corpus: see [`crate::corpus::vocabulary`].
 
 pub mod grammar;
+pub mod literal;
 pub mod names;
 pub mod numbers;
 pub mod stopwords;

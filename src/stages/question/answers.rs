@@ -7,7 +7,7 @@ use super::words::*;
 use super::{Ask, Kind};
 use crate::stages::evidence::Focus;
 use crate::stages::support;
-use crate::text::{self, names, Quantity, Unit};
+use crate::text::{self, literal, names, Quantity, Unit};
 
 /// The share of the question's weight that the core sentence of an answer
 /// must cover by itself (see [`Ask::answers`]).
@@ -106,7 +106,7 @@ impl Ask {
         if let Some(other) = sentences.iter().find_map(|s| self.other_subject(s, grounds.known).or_else(|| self.sibling(s, grounds.pairs))) {
             return Err(Miss::OtherSubject(other));
         }
-        if let Some(other) = sentences.iter().find_map(|s| self.other_period(s)) {
+        if let Some(other) = sentences.iter().find_map(|s| self.other_period(s).or_else(|| self.dropped_condition(s, answer, grounds))) {
             return Err(Miss::OtherCondition(other));
         }
         // The question's numbers are the answer's, or its evidence's ("the parts of two version numbers").
@@ -204,9 +204,11 @@ impl Ask {
         // A filler written as literal values the question did not give, each one written in the stretch
         // restated, is that stretch's own ("the `debian-installer` section *holds* …" where the source says
         // "contains"): the corpus words around it are the model's wording, not a fact moved in.
-        let written = text::squash_whitespace(source);
+        // The clause's own stretch counts too: a sentence that joins two facts restates two stretches.
+        let own_stretch = support::aligned_neighbourhood(&clause, grounds.cited).unwrap_or_default();
+        let written = literal::Written::new([source.as_str(), own_stretch.as_str()], &self.text);
         let values: Vec<&str> = support::literal_spans(&clause).into_iter().filter(|v| !self.text.contains(v)).collect();
-        let own_values = !values.is_empty() && values.iter().all(|v| written.contains(&text::squash_whitespace(v)));
+        let own_values = !values.is_empty() && values.iter().all(|v| written.writes(v));
         (!own_values).then_some(moved)
     }
 
@@ -283,6 +285,21 @@ impl Ask {
         let stated = text::periods(condition);
         let other = stated.iter().find(|p| !asked.contains(p))?;
         (!asked.is_empty() && !asked.iter().any(|p| stated.contains(p))).then(|| format!("{condition:?} ({other})"))
+    }
+
+    /// A clause of the answer that restates a source sentence stating its
+    /// fact under a condition ("If the program is architecture independent,
+    /// … `/usr/share` …") which neither the answer nor the question names
+    /// any of: the answer gives a conditioned fact as the answer to a
+    /// question that did not ask under that condition.
+    fn dropped_condition(&self, sentence: &str, answer: &str, grounds: &Grounds<'_>) -> Option<String> {
+        let said = text::terms(&format!("{answer}\n{}", self.text));
+        text::clauses_of(sentence).into_iter().find_map(|clause| {
+            let source = support::aligned_sentence(clause, grounds.cited)?;
+            let condition = open_condition(source)?;
+            let terms = support::content_terms(condition);
+            (!terms.is_empty() && !terms.iter().any(|t| said.contains(t))).then(|| format!("{condition:?} (a condition the question does not state)"))
+        })
     }
 
     /// True when `unit` (a sentence, with its antecedent) could be the core of
@@ -545,6 +562,16 @@ fn condition(sentence: &str) -> Option<&str> {
     let at = [" if ", " when ", " unless "].iter().filter_map(|w| lower.find(w)).min()?;
     let rest = &sentence[at..];
     Some(rest.split([',', ';']).next().unwrap_or(rest))
+}
+
+/// The "if" or "unless" clause a sentence states its fact under, fronted or
+/// later on, up to the comma, semicolon or bracket that closes it.
+fn open_condition(sentence: &str) -> Option<&str> {
+    // (ASCII lowering keeps every byte where it was, so a match's end indexes the sentence.)
+    let lower = sentence.to_ascii_lowercase();
+    let at = [" if ", " unless ", "(if ", "(unless "].iter().filter_map(|w| lower.find(w).map(|at| at + 1)).chain(["if ", "unless "].iter().filter(|w| lower.starts_with(**w)).map(|_| 0)).min()?;
+    let rest = &sentence[at..];
+    Some(rest.split([',', ';', ')']).next().unwrap_or(rest))
 }
 
 /// `lower` (lowercase words, space-padded) holds one of the phrases of `list`, as whole words.
@@ -881,6 +908,30 @@ mod tests {
         assert!(own_words_beside(question, "The `night-queue` queue holds private office requests.", cited, elsewhere).is_ok());
         let moved = own_words_beside(question, "The `late-queue` queue holds private office requests.", cited, elsewhere);
         assert!(matches!(&moved, Err(Miss::Unstated(words)) if words == &["hold"]), "{moved:?}");
+    }
+
+    #[test]
+    fn a_fact_the_source_conditions_is_no_answer_without_its_condition() {
+        let cited = "Helper programs should be placed (if they are binary) in a subdirectory of `/usr/lib`. If the program is architecture independent, it should be placed in a subdirectory of `/usr/share` instead.";
+        let question = "Where should the helper binary of my library be installed?";
+        let shown = own_words(question, "It should be placed in a subdirectory of `/usr/lib`.", cited);
+        assert!(shown.is_ok(), "{shown:?}");
+        let dropped = own_words(question, "It should be placed in a subdirectory of `/usr/share`.", cited);
+        assert!(matches!(&dropped, Err(Miss::OtherCondition(c)) if c.contains("architecture independent")), "{dropped:?}");
+        // Stated by the answer or by the question, the condition is the one asked about.
+        let stated = own_words(question, "If the helper is architecture independent, it should be placed in a subdirectory of `/usr/share`.", cited);
+        assert!(stated.is_ok(), "{stated:?}");
+        assert!(own_words("Where should an architecture independent helper program be installed?", "It should be placed in a subdirectory of `/usr/share`.", cited).is_ok());
+    }
+
+    #[test]
+    fn a_filler_that_fills_the_sources_template_with_the_askers_value_is_its_own() {
+        let cited = "Log files must be rotated. Install a configuration file in `/etc/logrotate.d` that rotates them, such as: /var/log/foo/*.log { weekly }";
+        let question = "My daemon logs to /var/log/mydaemon/; which files does the logrotate configuration name?";
+        assert!(own_words(question, "It names `/var/log/mydaemon/*.log` in `/etc/logrotate.d`.", cited).is_ok());
+        // A path the template does not give is moved in from elsewhere.
+        let moved = own_words_beside(question, "It names `/var/cache/mydaemon/*.log` in `/etc/logrotate.d`.", cited, "Caches go under /var/cache.");
+        assert!(moved.is_err(), "{moved:?}");
     }
 
     #[test]

@@ -185,7 +185,7 @@ impl Ask {
         // For an amount of money, the subject is the predicate: "what does the Scale plan cost" is about the plan.
         let skip: &[&str] = if kind == Kind::Money { PRICE_WORDS } else { &[] };
         let conjuncts = conjuncts(question, &names);
-        let predicate = predicate(&words, &consumed, &name_terms, skip);
+        let predicate = complement_verb(&words, predicate(&words, &consumed, &name_terms, skip));
         let joined = joined_head(&words);
         let head = head_phrase(&words, &predicate, kind == Kind::YesNo);
         let proposition = match kind {
@@ -385,6 +385,17 @@ pub(super) fn joined_head(words: &[String]) -> Vec<String> {
         .filter(|t| !text::is_numeric(t))
         .into_iter()
         .collect()
+}
+
+/// A causative verb's complement is the relation asked about: "how should
+/// the package *arrange* for them to be *rotated*" asks how they are
+/// rotated. After a predicate that is one of English's causative verbs and
+/// a later "to", the predicate is the first content word after the "to".
+fn complement_verb(words: &[String], predicate: Vec<String>) -> Vec<String> {
+    let Some(at) = words.iter().position(|w| CAUSATIVE_VERBS.contains(&w.as_str()) && text::terms(w) == predicate) else { return predicate };
+    let to = words[at..].iter().position(|w| w == "to").map(|p| at + p);
+    let verb = to.and_then(|to| words[to + 1..].iter().find(|w| !AUXILIARIES.contains(&w.as_str()) && !text::stopwords::is_stopword(w)));
+    verb.map_or(predicate, |v| text::terms(v))
 }
 
 /// The head of the asked relation (see [`Ask::head`]): the runs of content
@@ -774,6 +785,8 @@ mod tests {
             ("How many bank accounts can I connect?", Some("accounts")),
             ("How many people fit in the Quay Room?", Some("people")),
             ("How many printed pages come with a plan?", Some("pages")),
+            // A causative verb's complement is the relation.
+            ("How should the package arrange for its logs to be rotated?", Some("rotated")),
         ];
         for &(question, expected) in cases {
             assert_eq!(ask(question).predicate.first().cloned(), expected.map(text::stem), "{question}");

@@ -1,0 +1,151 @@
+//! Literal values (paths, commands, field values) as documents write them,
+//! read apart from their typesetting: a Markdown code mark or emphasis, or a
+//! shell line continuation, changes how a literal looks, not what it is. And
+//! a documentation template (`/var/log/foo/*.log`, "`/usr/lib/`package-name")
+//! is the literal with a placeholder the reader fills with their own value.
+
+/// The metasyntactic variables of programming English, the names a manual
+/// uses for "any value here" (the Jargon File's "metasyntactic variable";
+/// RFC 3092).
+const METASYNTACTIC: &[&str] = &["foo", "bar", "baz", "qux", "quux"];
+
+/// `text` with its typesetting taken out and its spaces squashed: code marks
+/// ("`os`-any" is "os-any"), emphasis asterisks around a word
+/// ("*overwriter-version*"), and a backslash that continues a shell line
+/// ("disappear \ overwriter" is one command). A glob's asterisk
+/// (`/var/log/foo/*.log`) stays.
+pub fn literal_form(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    for (i, &c) in chars.iter().enumerate() {
+        let before = i.checked_sub(1).map(|b| chars[b]);
+        let after = chars.get(i + 1).copied();
+        let bare = |c: Option<char>| c.is_none_or(|c| c.is_whitespace() || matches!(c, '(' | ')' | ',' | ';' | '.' | ':'));
+        let wordy = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+        let emphasis = c == '*' && ((bare(before) && wordy(after)) || (wordy(before) && bare(after)));
+        let continuation = c == '\\' && after.is_none_or(char::is_whitespace);
+        if c != '`' && !emphasis && !continuation {
+            out.push(c);
+        }
+    }
+    super::squash_whitespace(&out)
+}
+
+/// The placeholders a passage writes: the metasyntactic variables it uses,
+/// a word set right after a code span, as typeset templates set the part to
+/// fill ("`/usr/lib/`package-name"), and an emphasised word
+/// ("*overwriter-version*").
+pub fn placeholders(text: &str) -> Vec<String> {
+    let is_part = |c: char| c.is_alphanumeric() || c == '-' || c == '_';
+    let mut found: Vec<String> = Vec::new();
+    let mut add = |word: &str| {
+        if word.chars().any(char::is_alphabetic) && !found.iter().any(|f| f == word) {
+            found.push(word.to_string());
+        }
+    };
+    for (at, _) in text.match_indices('`').skip(1).step_by(2) {
+        add(&text[at + 1..].chars().take_while(|&c| is_part(c)).collect::<String>());
+    }
+    for span in text.split('*').skip(1).step_by(2) {
+        if !span.is_empty() && span.chars().all(is_part) {
+            add(span);
+        }
+    }
+    for word in text.split(|c: char| !c.is_alphanumeric()).filter(|w| METASYNTACTIC.contains(&w.to_lowercase().as_str())) {
+        add(word);
+    }
+    found
+}
+
+/// The values a question writes that could fill a template: its words and
+/// the parts of its paths, with the marks around them trimmed
+/// ("/var/log/mydaemon/" gives "var", "log", "mydaemon").
+pub fn given_values(question: &str) -> Vec<&str> {
+    let mut values: Vec<&str> = question
+        .split(|c: char| c.is_whitespace() || c == '/' || c == '`')
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| w.chars().count() > 1 && w.chars().any(char::is_alphanumeric))
+        .collect();
+    values.dedup();
+    values
+}
+
+/// What some texts write as literals, read with a question whose values may
+/// fill their templates: [`literal_form`], [`placeholders`] and
+/// [`fills_template`] together.
+pub struct Written<'q> {
+    forms: Vec<String>,
+    holes: Vec<String>,
+    given: Vec<&'q str>,
+}
+
+impl<'q> Written<'q> {
+    pub fn new<'t>(texts: impl IntoIterator<Item = &'t str>, question: &'q str) -> Written<'q> {
+        let texts: Vec<&str> = texts.into_iter().collect();
+        Written { forms: texts.iter().map(|t| literal_form(t)).collect(), holes: texts.iter().flat_map(|t| placeholders(t)).collect(), given: given_values(question) }
+    }
+
+    /// Whether one of the texts writes `span`, as it is or as its template filled with the asker's value.
+    pub fn writes(&self, span: &str) -> bool {
+        let span = super::squash_whitespace(span);
+        self.forms.iter().any(|w| w.contains(&span)) || fills_template(&span, &self.given, &self.holes, &self.forms)
+    }
+}
+
+/// Whether `span` is a template of `written` filled with one of `given`: some
+/// whole part of the span that the question gave, put back as one of the
+/// `holes`, is written (`/var/log/mydaemon/*.log` from `/var/log/foo/*.log`
+/// when the asker named `mydaemon`). A value nobody gave fills nothing.
+pub fn fills_template(span: &str, given: &[&str], holes: &[String], written: &[String]) -> bool {
+    let bounded = |at: usize, len: usize| {
+        let before = span[..at].chars().next_back();
+        let after = span[at + len..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    };
+    given.iter().any(|value| {
+        span.match_indices(value).filter(|(at, _)| bounded(*at, value.len())).any(|(at, _)| {
+            holes.iter().any(|hole| {
+                let filled_back = format!("{}{hole}{}", &span[..at], &span[at + value.len()..]);
+                written.iter().any(|w| w.contains(&filled_back))
+            })
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typesetting_is_not_part_of_a_literal() {
+        assert_eq!(literal_form("`os`-any or any-`cpu`"), "os-any or any-cpu");
+        assert_eq!(literal_form("`disappearer's-postrm` disappear overwriter *overwriter-version*"), "disappearer's-postrm disappear overwriter overwriter-version");
+        assert_eq!(literal_form("postrm disappear \\\n        overwriter overwriter-version"), "postrm disappear overwriter overwriter-version");
+        // A glob and an escaped character are the literal's own.
+        assert_eq!(literal_form("/var/log/foo/*.log {"), "/var/log/foo/*.log {");
+        assert_eq!(literal_form("s/a\\.b/c/"), "s/a\\.b/c/");
+    }
+
+    #[test]
+    fn a_passage_marks_its_placeholders() {
+        assert_eq!(placeholders("preferably under `/usr/lib/`package-name. Or `x` then"), ["package-name"]);
+        assert_eq!(placeholders("- `old-postrm` upgrade *new-version*"), ["new-version"]);
+        assert_eq!(placeholders("    /var/log/foo/*.log {"), ["foo"]);
+        assert!(placeholders("Use `/usr/lib` for it.").is_empty());
+    }
+
+    #[test]
+    fn a_template_filled_with_the_askers_value_is_written() {
+        let written = vec![literal_form("rotate them: /var/log/foo/*.log { weekly }"), literal_form("preferably under `/usr/lib/`package-name.")];
+        let holes = ["foo".to_string(), "package-name".to_string()];
+        let given = given_values("My daemon logs under /var/log/mydaemon/; and libfoo3 needs a helper?");
+        assert!(given.contains(&"mydaemon") && given.contains(&"libfoo3"));
+        assert!(fills_template("/var/log/mydaemon/*.log", &given, &holes, &written));
+        assert!(fills_template("/usr/lib/libfoo3", &given, &holes, &written));
+        // A value the question never gave, or another directory, fills nothing.
+        assert!(!fills_template("/var/log/otherd/*.log", &given, &holes, &written));
+        assert!(!fills_template("/usr/share/libfoo3", &given, &holes, &written));
+        // Only a whole part is a value: "mydaemon" inside "mydaemon2" is not the asker's.
+        assert!(!fills_template("/var/log/mydaemon2/*.log", &given, &holes, &written));
+    }
+}
