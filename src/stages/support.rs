@@ -389,6 +389,51 @@ pub fn contradicted(claim: &str, passage: &str, given: &dyn Fn(&text::Quantity) 
                 .or_else(|| changed_value(clause, passage, given))
                 .or_else(|| scope_changed(clause, passage))
         })
+        .or_else(|| swapped_literals(claim, passage))
+}
+
+
+/// Two literal values a claim sets in each other's clauses: the clause of
+/// the claim holding one restates (by its other words) the source clause
+/// that holds the other, and the other way round ("the `.changes` must list
+/// it, but the `.dsc` should leave it out" where the source has the `.dsc`
+/// list it and the `.changes` leave it out). Each value is the same literal;
+/// what is said of it is swapped.
+fn swapped_literals(claim: &str, passage: &str) -> Option<String> {
+    let clauses: Vec<(&str, Vec<String>)> = text::clauses_of(claim).into_iter().map(|c| (c, code_values(c))).filter(|(_, v)| !v.is_empty()).collect();
+    let source: Vec<(&str, Vec<String>)> = text::clauses_of(passage).into_iter().map(|c| (c, code_values(c))).collect();
+    // The source clause a claim clause restates by its words other than its values.
+    let restated = |clause: &str, values: &[String]| {
+        let own: Vec<String> = values.iter().flat_map(|v| text::terms(v)).collect();
+        let wanted: Vec<String> = content_terms(clause).into_iter().filter(|t| !own.contains(t)).collect();
+        let shared = |c: &str| {
+            let terms = content_terms(c);
+            wanted.iter().filter(|t| terms.contains(t)).count()
+        };
+        let best = source.iter().map(|(c, _)| shared(c)).max().filter(|&n| n > 0)?;
+        let mut at_best = source.iter().filter(|(c, _)| shared(c) == best);
+        match (at_best.next(), at_best.next()) {
+            (Some(only), None) => Some(only),
+            _ => None,
+        }
+    };
+    for (i, (first, first_values)) in clauses.iter().enumerate() {
+        for (second, second_values) in &clauses[i + 1..] {
+            let (Some(here), Some(there)) = (restated(first, first_values), restated(second, second_values)) else { continue };
+            let swapped = first_values.iter().find_map(|a| {
+                second_values.iter().find(|b| a != *b && !first_values.contains(b) && !second_values.contains(a) && here.1.contains(b) && !here.1.contains(a) && there.1.contains(a) && !there.1.contains(b)).map(|b| (a, b))
+            });
+            if let Some((a, b)) = swapped {
+                return Some(format!("swaps {a} and {b}: the source says {:?} and {:?}", here.0, there.0));
+            }
+        }
+    }
+    None
+}
+
+/// The code values of a text, lowercased, without their marks.
+fn code_values(text: &str) -> Vec<String> {
+    delimited(text, &['`']).into_iter().map(|v| text::squash_whitespace(v).to_lowercase()).collect()
 }
 
 /// The first clause of a claim that a passage denies outright (see [`denied`]).
@@ -1097,6 +1142,14 @@ mod tests {
         }
         assert_eq!(check("A Flex Desk costs $220 per month.", &[], &[hit("pricing-01", plans)]).score, 1.0);
         assert!(check("With the discount, a Flex Desk costs $198.", &[], &[hit("p", together)]).score >= 0.7);
+    }
+
+    #[test]
+    fn two_values_set_in_each_others_clauses_are_swapped() {
+        let source = [hit("files-01", "On a new revision the `.dsc` must still list the tarball in its `Files` field, but the `.changes` file should leave it out.")];
+        let swapped = check("The `.changes` must still list the tarball in its `Files` field, but the `.dsc` should leave it out.", &[], &source);
+        assert!(swapped.score <= CONTRADICTION_CAP && swapped.caps.iter().any(|c| c.contains("swaps")), "{swapped:?}");
+        assert_eq!(check("The `.dsc` still lists the tarball in its `Files` field, but the `.changes` leaves it out.", &[], &source).score, 1.0);
     }
 
     /// A flip is a flip even in a sentence that already negates something else.
