@@ -19,6 +19,19 @@ pub const LIGHT_VERBS: &[&str] = &[
 /// "cause the file to be removed" the verb says that the
 /// relation is brought about; the relation is its complement's verb.
 pub const CAUSATIVE_VERBS: &[&str] = &["arrange", "arranges", "cause", "causes", "enable", "enables", "force", "forces"];
+/// Adjectives that pick out or compare members of a kind without naming a
+/// kind of their own: "any *particular* mail agent" is any mail agent, "a
+/// *matching* file" any file that matches.
+pub const GENERIC_ADJECTIVES: &[&str] = &[
+    "particular", "specific", "certain", "given", "individual", "respective", "various", "matching", "corresponding", "whole",
+    "entire", "same", "other", "different", "actual",
+];
+
+/// True for a word that names no kind of its own (see [`GENERIC_ADJECTIVES`]).
+pub fn is_generic_adjective(word: &str) -> bool {
+    GENERIC_ADJECTIVES.contains(&word.to_lowercase().as_str())
+}
+
 /// Words a question may use that are never the head of what it asks, though
 /// they stay among its terms (a corpus that uses them is searched for them):
 /// the negative pronouns ("items *nobody* claims" is about the items) and

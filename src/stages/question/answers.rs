@@ -182,7 +182,8 @@ impl Ask {
         if !matches!(self.kind, Kind::Person | Kind::Place | Kind::Entity) {
             return None;
         }
-        let asked: Vec<&String> = self.focus.iter().map(|(t, _)| t).collect();
+        // The asked kind's noun is the question's, not moved in ("what *mode* …?" answered "mode 2775").
+        let asked: Vec<String> = self.focus.iter().map(|(t, _)| t.clone()).chain(self.type_noun.clone()).collect();
         // The first clause that states the asked kind is the answer's filler; later ones add to it.
         let (clause, source) = grounds.alignments.iter().find_map(|(sentence, source)| {
             let sentence_names = names(sentence);
@@ -196,7 +197,7 @@ impl Ask {
         source_terms.extend(text::closed_pairs(source));
         let moved: Vec<String> = support::content_terms(&clause)
             .into_iter()
-            .filter(|t| !asked.contains(&t) && !source_terms.contains(t) && grounds.used.contains(t))
+            .filter(|t| !asked.contains(t) && !source_terms.contains(t) && grounds.used.contains(t))
             .collect();
         if moved.is_empty() {
             return None;
@@ -263,14 +264,17 @@ impl Ask {
         let said = text::modifier_pairs(sentence);
         // A noun the question writes alone takes the modifier the passages write
         // before it when the question says that word too ("a *guest*'s … *Wi-Fi*").
-        let asked = text::terms(&self.text);
+        // (A hyphenated compound is one word: "system-wide" writes no "system".)
+        let asked: Vec<String> = self.text.split_whitespace().flat_map(|w| text::terms(&w.replace('-', ""))).collect();
         // (Not the two words the other way round: "my billing month" is not "monthly billing".)
         let reversed = |m: &str, n: &str| self.pairs.iter().any(|[qm, qn]| qm.0 == n && qn.0 == m);
         let modified = |noun: &str| self.pairs.iter().any(|[_, n]| n.0 == noun);
         let spread = corpus.iter().filter(|[m, n]| !modified(&n.0) && !reversed(&m.0, &n.0) && asked.contains(&m.0) && asked.contains(&n.0));
         self.pairs.iter().chain(spread).filter(|[modifier, noun]| !terms.contains(&modifier.0) && written(&modifier.0, &noun.0)).find_map(|[modifier, noun]| {
             said.iter()
-                .find(|[other, head]| head.0 == noun.0 && other.0 != modifier.0 && written(&other.0, &head.0) && !self.focus.iter().any(|(f, _)| *f == other.0))
+                .find(|[other, head]| {
+                    head.0 == noun.0 && other.0 != modifier.0 && written(&other.0, &head.0) && !self.focus.iter().any(|(f, _)| *f == other.0) && !is_generic_adjective(&other.1)
+                })
                 .map(|[other, head]| format!("{} {}", other.1, head.1))
         })
     }
@@ -783,6 +787,13 @@ mod tests {
         assert!(matches!(own_words(question, "The staff parking permit is issued at the facilities desk.", cited), Err(Miss::OtherSubject(_))));
         assert!(own_words(question, "The visitor parking permit is issued at the gate.", cited).is_ok());
         assert!(own_words("Where do I get a parking permit?", "The staff parking permit is issued at the facilities desk.", cited).is_ok(), "the question names no kind");
+        // A generic adjective ("any *particular* attendant") names no kind, and a hyphenated compound
+        // ("*system-wide*") no noun of its own.
+        let mail = "The user mail lives in /var/mail. It is not owned by any particular mail agent.";
+        assert_eq!(ask("Which directory holds the user mail?").sibling("It is not owned by any particular mail agent.", &crate::text::modifier_pairs(mail)), None);
+        let cited_overrides = "The shlibs system reads overrides first. The global override file is maintained by the local system administrator.";
+        let shown = own_words("Is there a system-wide override file for shlibs?", "Yes, a global override file, maintained by the local system administrator.", cited_overrides);
+        assert!(shown.is_ok(), "{shown:?}");
         let cited = "A monthly membership renews on the 1st. The current membership card is valid until it is renewed.";
         assert!(own_words("When does my membership month start?", "The current membership card is valid until it is renewed on the 1st.", cited).is_ok(), "'membership month' is not 'monthly membership'");
     }
@@ -908,6 +919,10 @@ mod tests {
         assert!(own_words_beside(question, "The `night-queue` queue holds private office requests.", cited, elsewhere).is_ok());
         let moved = own_words_beside(question, "The `late-queue` queue holds private office requests.", cited, elsewhere);
         assert!(matches!(&moved, Err(Miss::Unstated(words)) if words == &["hold"]), "{moved:?}");
+        // The asked kind's noun is the question's own ("what *mode* …?"), wherever else the corpus uses it.
+        let cited = "The site directory should have permissions 2775 and be owned by root:staff.";
+        let shown = own_words_beside("What mode should the site directory get?", "The site directory gets mode 2775.", cited, "The mode of a file is changed with chmod.");
+        assert!(shown.is_ok(), "{shown:?}");
     }
 
     #[test]

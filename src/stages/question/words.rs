@@ -3,7 +3,7 @@
 //! the words of price, time, place and number, prepositions and pronouns.
 
 use crate::text;
-pub(super) use crate::text::grammar::{is_peripheral, AUXILIARIES, CAUSATIVE_VERBS, LIGHT_VERBS};
+pub(super) use crate::text::grammar::{is_generic_adjective, is_peripheral, AUXILIARIES, CAUSATIVE_VERBS, LIGHT_VERBS};
 
 /// The auxiliaries after which the relation is a verb ("does X *cost*",
 /// "can I *bring*"): "do" and the modals, not "be" or "have".
