@@ -109,7 +109,8 @@ fn dedup(mut v: Vec<String>) -> Vec<String> {
     v
 }
 
-/// The doubles' sentence split: after . ! ? and whitespace, before a capital or digit.
+/// The doubles' sentence split: after . ! ? and whitespace, before a capital or digit,
+/// not after "e.g." or "i.e.", which a judge reads as part of their sentence.
 fn sentences(text: &str) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
@@ -122,7 +123,8 @@ fn sentences(text: &str) -> Vec<String> {
             while j < chars.len() && chars[j].is_whitespace() {
                 j += 1;
             }
-            if j > i + 1 && j < chars.len() && (chars[j].is_ascii_uppercase() || chars[j].is_ascii_digit()) {
+            let abbreviated = current.ends_with("e.g.") || current.ends_with("i.e.");
+            if j > i + 1 && j < chars.len() && (chars[j].is_ascii_uppercase() || chars[j].is_ascii_digit()) && !abbreviated {
                 out.push(current.trim().to_string());
                 current.clear();
                 i = j;

@@ -266,14 +266,17 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             Ok(judgement) => judgement,
             Err(failure) => return Ok(Err(self.chat_failed(f, StageName::Decompose, started, failure))),
         };
-        let judged = &judgement.claims;
+        // An illustration shows a form with values of its own ("e.g. Jane Doe <jane@example.org>"):
+        // the checks read what the answer states, and the answer is shown whole.
+        let judged: &Vec<prompts::Judged> = &judgement.claims.iter().map(|j| prompts::Judged { claim: text::without_illustrations(&j.claim), ..j.clone() }).collect();
+        let stated = text::without_illustrations(&generated.answer);
         let detail = format!("{judge}: {} claims, scored in the same call", judged.len());
         self.finish(&mut f.stages, StageName::Decompose, StageStatus::Passed, started, detail);
 
         let started = self.clock.now_ms();
         let question_terms = focus_terms(ask);
         let known = support::known_names(hits);
-        let shown = text::quantities(&generated.answer);
+        let shown = text::quantities(&stated);
         let context = support::Context { known: &known, asked: &ask.quantities, shown: &shown, question: &ask.text, ..Default::default() };
         let mut checks: Vec<ClaimCheck> = judged.iter().map(|j| capped(j, &question_terms, &context, hits)).collect();
         let cited: Vec<Hit> = hits
@@ -281,10 +284,10 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             .filter(|h| generated.citations.contains(&h.id) || judged.iter().any(|j| j.passages.contains(&h.id)))
             .cloned()
             .collect();
-        checks.extend(unchecked_sentences(&generated.answer, judged, &question_terms, &cited, &context));
-        checks.extend(polar_check(ask, &generated.answer, &cited, &known));
+        checks.extend(unchecked_sentences(&stated, judged, &question_terms, &cited, &context));
+        checks.extend(polar_check(ask, &stated, &cited, &known));
         checks.extend(premise_check(ask, hits));
-        let elsewhere = self.read_unseen_words(&generated.answer, &mut checks, hits).await?;
+        let elsewhere = self.read_unseen_words(&stated, &mut checks, hits).await?;
         self.report_scores(&checks, started, judge, f);
         let reading = Reading::OwnWords { judge: judgement.answers, missing: judgement.missing, elsewhere };
         Ok(Ok(Composed { answer: generated.answer, checks, reading }))

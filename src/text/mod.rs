@@ -365,6 +365,44 @@ pub fn modifier_pairs(text: &str) -> Vec<[(String, String); 2]> {
     pairs
 }
 
+/// The phrases of English that open an illustration: what follows shows a
+/// form with values of its own ("e.g. Jane Doe <jane@example.org>"), and
+/// states no fact of the documents.
+const ILLUSTRATION_OPENERS: &[&str] = &["e.g.", "for example", "for instance"];
+
+/// `text` without its illustrations: each run from an illustration's opener
+/// (see [`ILLUSTRATION_OPENERS`]) to the comma, semicolon or bracket that
+/// closes it outside code marks, or to its sentence's end. What the text
+/// states around them stays.
+pub fn without_illustrations(text: &str) -> String {
+    let lower = text.to_ascii_lowercase();
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    while let Some((start, opener)) = ILLUSTRATION_OPENERS.iter().filter_map(|o| lower[at..].find(o).map(|p| (at + p, o.len()))).min() {
+        out.push_str(&text[at..start]);
+        let mut in_code = false;
+        let mut end = text.len();
+        for (i, c) in text[start + opener..].char_indices() {
+            let here = start + opener + i;
+            match c {
+                '`' => in_code = !in_code,
+                ',' | ';' | ')' if !in_code => {
+                    end = here;
+                    break;
+                }
+                '.' | '!' | '?' if !in_code && text[here + 1..].starts_with(char::is_whitespace) || here + 1 == text.len() => {
+                    end = here;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        at = end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
 /// Collapses runs of whitespace to one space, for verbatim comparisons.
 pub fn squash_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -373,6 +411,17 @@ pub fn squash_whitespace(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_illustration_states_no_fact() {
+        assert_eq!(without_illustrations("Name first, then the email in angle brackets, e.g. Jane Doe <jane@example.org>."), "Name first, then the email in angle brackets, .");
+        assert_eq!(
+            without_illustrations("Use an exact relation, e.g. `Built-Using: libfoo (= 1.2-3)`, so the archive keeps it."),
+            "Use an exact relation, , so the archive keeps it."
+        );
+        assert_eq!(without_illustrations("Bugs go in a list (for example 42 43) after the colon."), "Bugs go in a list () after the colon.");
+        assert_eq!(without_illustrations("A Day Pass costs $35."), "A Day Pass costs $35.");
+    }
 
     #[test]
     fn terms_drop_stopwords_and_stem() {

@@ -59,7 +59,8 @@ function embed(text) {
 
 const tokens = (text) => Math.ceil(text.length / 4);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const sentences = (text) => text.split(/(?<=[.!?])\s+(?=[A-Z0-9])/).map((s) => s.trim()).filter(Boolean);
+// (Not after "e.g." or "i.e.", which a judge reads as part of their sentence.)
+const sentences = (text) => text.split(/(?<=[.!?])(?<!\b(?:e\.g|i\.e)\.)\s+(?=[A-Z0-9])/).map((s) => s.trim()).filter(Boolean);
 
 function passagesOf(content) {
   return [...content.matchAll(/<passage id="([^"]+)" section="[^"]*">\n([\s\S]*?)\n<\/passage>/g)].map((m) => ({ id: m[1], text: m[2] }));
