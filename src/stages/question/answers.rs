@@ -247,7 +247,9 @@ impl Ask {
         if self.names.iter().any(|n| names::mentions(&terms, n)) {
             return None;
         }
-        names::named_in(sentence, known).into_iter().find(|n| text::terms(n).iter().all(|t| !asked.contains(t)))
+        // A name the sentence compares with ("the same way as the Maintainer field"), adds in brackets
+        // ("(RFC822 format)") or gives as an illustration ("e.g. Jane Doe") is no subject of it.
+        names::named_in(&without_asides(&text::without_illustrations(sentence)), known).into_iter().find(|n| text::terms(n).iter().all(|t| !asked.contains(t)))
     }
 
     /// A sentence about a sibling of the question's subject: it writes a noun
@@ -261,7 +263,7 @@ impl Ask {
     fn sibling(&self, sentence: &str, corpus: &[[(String, String); 2]]) -> Option<String> {
         let written = |modifier: &str, noun: &str| corpus.iter().any(|[m, n]| m.0 == modifier && n.0 == noun);
         let terms = text::terms(sentence);
-        let said = text::modifier_pairs(sentence);
+        let said = text::modifier_pairs(&without_asides(&text::without_illustrations(sentence)));
         // A noun the question writes alone takes the modifier the passages write
         // before it when the question says that word too ("a *guest*'s … *Wi-Fi*").
         // (A hyphenated compound is one word: "system-wide" writes no "system".)
@@ -568,6 +570,31 @@ fn condition(sentence: &str) -> Option<&str> {
     Some(rest.split([',', ';']).next().unwrap_or(rest))
 }
 
+/// The phrases of English that open a comparison: what follows is the
+/// standard a thing is compared with, not the thing.
+const COMPARISONS: &[&str] = &["the same way as", "the same as", "in the same way as", "similar to", "as with", "just like", "like"];
+
+/// `sentence` without its asides: what it writes in brackets, and its
+/// comparison (see [`COMPARISONS`]), from the opener to the next mark that
+/// closes a clause.
+fn without_asides(sentence: &str) -> String {
+    let mut bare = String::with_capacity(sentence.len());
+    let mut depth = 0usize;
+    for c in sentence.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => bare.push(c),
+            _ => {}
+        }
+    }
+    // (ASCII lowering keeps every byte where it was, so a match indexes `bare`.)
+    let lower = format!(" {}", bare.to_ascii_lowercase());
+    let Some(at) = COMPARISONS.iter().filter_map(|c| lower.find(&format!(" {c} "))).min() else { return bare };
+    let end = bare[at..].find([',', ';', ':', '.']).map_or(bare.len(), |e| at + e);
+    format!("{}{}", &bare[..at], &bare[end..])
+}
+
 /// The "if" or "unless" clause a sentence states its fact under, fronted or
 /// later on, up to the comma, semicolon or bracket that closes it.
 fn open_condition(sentence: &str) -> Option<&str> {
@@ -776,6 +803,24 @@ mod tests {
         assert!(matches!(other, Err(Miss::Names(_)) | Err(Miss::OtherSubject(_))), "{other:?}");
         assert_eq!(own_words("How long is security footage kept?", "Lost property is held for 30 days.", "Lost property is held for 30 days."), Err(Miss::Kind(Kind::Duration)));
         assert!(own_words("Can I bring my dog?", "Yes, on Fridays.", "Dogs are allowed on Fridays.").is_ok());
+    }
+
+    /// A name the answer only compares with, adds in brackets or illustrates with is not what it speaks of.
+    #[test]
+    fn a_name_in_an_aside_is_no_other_subject() {
+        let cited = "In the Changed-By field the name is written first, then an email address in angle brackets, in the same format as the Maintainer field.";
+        let question = "How is the name written in the Changed-By field?";
+        for answer in [
+            "The same way as the Maintainer field: the name is written first, then the email address in angle brackets.",
+            "The name is written first, then the email address in angle brackets (as in the Maintainer field).",
+            "The name is written first, then the email address in angle brackets, e.g. Jane Doe <jane@example.org>.",
+        ] {
+            let shown = own_words(question, answer, cited);
+            assert!(shown.is_ok(), "{answer}: {shown:?}");
+        }
+        // Said of the other name itself, it is another subject.
+        let other = own_words(question, "In the Maintainer field the name is written first, then the email address in angle brackets.", cited);
+        assert!(matches!(other, Err(Miss::OtherSubject(_))), "{other:?}");
     }
 
     /// A modifier the question writes apart from its noun, which the passages
