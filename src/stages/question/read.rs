@@ -554,6 +554,8 @@ pub(super) fn read_wh(words: &[String]) -> (Kind, Vec<String>) {
             "soon" | "quickly" => one(Kind::Soon, 1),
             "early" | "late" => one(Kind::Time, 1),
             w if w.is_empty() || AUXILIARIES.contains(&w) || text::stopwords::is_stopword(w) => (Kind::Open, Vec::new()),
+            // "how tightly", "how strictly", "how closely": an adverb of manner asks how, not how much.
+            w if w.len() > 4 && w.ends_with("ly") => (Kind::Open, Vec::new()),
             // "how big", "how tall", "how heavy": a measure.
             _ => one(Kind::Number, 1),
         },
@@ -760,6 +762,8 @@ mod tests {
             ("What happens if I pay late?", Kind::Open),
             ("How do I cancel?", Kind::Open),
             ("How can I pause my plan?", Kind::Open),
+            ("How tightly should the dependency be versioned?", Kind::Open),
+            ("How big is the locker?", Kind::Number),
             ("Can I bring my dog?", Kind::YesNo),
             ("What percentage is the team discount?", Kind::Percent),
         ];
