@@ -390,6 +390,50 @@ pub fn contradicted(claim: &str, passage: &str, given: &dyn Fn(&text::Quantity) 
                 .or_else(|| scope_changed(clause, passage))
         })
         .or_else(|| swapped_literals(claim, passage))
+        .or_else(|| borrowed_literal(claim, passage))
+}
+
+/// A literal value a claim takes from a parallel clause of the source: the
+/// claim restates one source sentence (it shares more of the claim's other
+/// words than any other, at least half of them) whose clause says of one
+/// value what another sentence's clause says, word for word, of another
+/// ("if … `foo` only adds HTML, … declare at most a `Suggests`"; "Otherwise,
+/// … declare at most a `Recommends`"), and the claim writes the other
+/// value and none of the restated sentence's, and two words of its case
+/// the other sentence lacks: the value of another case.
+fn borrowed_literal(claim: &str, passage: &str) -> Option<String> {
+    let own = code_values(claim);
+    let value_terms: Vec<String> = own.iter().flat_map(|v| text::terms(v)).collect();
+    let wanted: Vec<String> = content_terms(claim).into_iter().filter(|t| !value_terms.contains(t)).collect();
+    let sentences = text::sentences(passage);
+    let shared = |s: &str| {
+        let terms = content_terms(s);
+        wanted.iter().filter(|t| terms.contains(t)).count()
+    };
+    let best = sentences.iter().map(|s| shared(s)).max().filter(|&n| n > 0 && 2 * n >= wanted.len())?;
+    let mut at_best = sentences.iter().filter(|s| shared(s) == best);
+    let (Some(restated), None) = (at_best.next(), at_best.next()) else { return None };
+    if code_values(restated).iter().any(|v| own.contains(v)) {
+        return None;
+    }
+    // A clause's words other than its values: what it says of them.
+    let said = |clause: &str| {
+        let values: Vec<String> = code_values(clause).iter().flat_map(|v| text::terms(v)).collect();
+        content_terms(clause).into_iter().filter(|t| !values.contains(t)).collect::<Vec<_>>()
+    };
+    let theirs: Vec<(&str, Vec<String>)> = text::clauses_of(restated).into_iter().filter(|c| !code_values(c).is_empty()).map(|c| (c, said(c))).collect();
+    let claimed = content_terms(claim);
+    sentences.iter().filter(|s| *s != restated).find_map(|sentence| {
+        // The claim speaks of the restated sentence's case: two of its words the other sentence lacks.
+        let theirs_only = content_terms(restated).into_iter().filter(|t| !content_terms(sentence).contains(t) && claimed.contains(t)).count();
+        (theirs_only >= 2).then_some(())?;
+        text::clauses_of(sentence).into_iter().find_map(|clause| {
+            let value = code_values(clause).into_iter().find(|v| own.contains(v))?;
+            let words = said(clause);
+            let (parallel, _) = theirs.iter().find(|(_, other)| !words.is_empty() && *other == words)?;
+            Some(format!("says `{value}` where the sentence it restates says {parallel:?}"))
+        })
+    })
 }
 
 
@@ -1080,6 +1124,9 @@ mod tests {
         assert!(unwritten_code("It runs `old-postrm disappear overwriter overwriter-version`.", &manual, "").is_empty());
         assert!(unwritten_code("Rotate `/var/log/mine/*.log`.", &manual, "My logs are in /var/log/mine").is_empty());
         assert_eq!(unwritten_code("Rotate `/var/log/mine/*.log`.", &manual, "Where do logs go?"), ["/var/log/mine/*.log"]);
+        // A value the question writes itself, in plain text, is the asker's.
+        assert!(unwritten_code("So `mytool-doc` should only suggest it.", &passages, "Should mytool-doc recommend it?").is_empty());
+        assert_eq!(unwritten_code("So `mytool-doc` should only suggest it.", &passages, "Should the docs recommend it?"), ["mytool-doc"]);
     }
 
     #[test]
@@ -1150,6 +1197,19 @@ mod tests {
         let swapped = check("The `.changes` must still list the tarball in its `Files` field, but the `.dsc` should leave it out.", &[], &source);
         assert!(swapped.score <= CONTRADICTION_CAP && swapped.caps.iter().any(|c| c.contains("swaps")), "{swapped:?}");
         assert_eq!(check("The `.dsc` still lists the tarball in its `Files` field, but the `.changes` leaves it out.", &[], &source).score, 1.0);
+    }
+
+    /// A claim that restates one case's sentence with the value of a parallel sentence about another case changes a fact.
+    #[test]
+    fn a_value_taken_from_a_parallel_case_is_changed() {
+        let source = [hit(
+            "locks-02",
+            "If the service only reads the spool, its unit should declare at most a `Wants` on the spool unit. Otherwise, its unit should declare at most a `Requires` on the spool unit.",
+        )];
+        let borrowed = check("A service that only reads the spool should declare at most a `Requires` on the spool unit.", &[], &source);
+        assert!(borrowed.score <= CONTRADICTION_CAP && borrowed.caps.iter().any(|c| c.contains("`requires`")), "{borrowed:?}");
+        assert_eq!(check("A service that only reads the spool should declare at most a `Wants` on the spool unit.", &[], &source).score, 1.0);
+        assert_eq!(check("Any other service should declare at most a `Requires` on the spool unit.", &[], &source).score, 1.0);
     }
 
     /// A flip is a flip even in a sentence that already negates something else.

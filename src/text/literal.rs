@@ -86,9 +86,10 @@ impl<'q> Written<'q> {
     }
 
     /// Whether one of the texts writes `span`, as it is or as its template filled with the asker's value.
+    /// A value the question itself writes ("my package foo-doc") is the asker's: given, not claimed.
     pub fn writes(&self, span: &str) -> bool {
         let span = super::squash_whitespace(span);
-        self.forms.iter().any(|w| w.contains(&span)) || fills_template(&span, &self.given, &self.holes, &self.forms)
+        self.given.contains(&span.as_str()) || self.forms.iter().any(|w| w.contains(&span)) || fills_template(&span, &self.given, &self.holes, &self.forms)
     }
 }
 
