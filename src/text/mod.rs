@@ -98,6 +98,14 @@ pub fn stem(word: &str) -> String {
     stem
 }
 
+/// Whether two stems are one word's: equal, or one the other with an "r"
+/// after it, as Porter2 leaves a verb in "-er" and its noun in "-ration"
+/// ("register" is "regist", "registration" "registr"; "administer").
+pub fn same_word(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short == long || (short.len() >= 5 && long.strip_prefix(short) == Some("r"))
+}
+
 /// The doubled consonants Porter2 undoubles after a suffix (its step 1b).
 const DOUBLES: &[&str] = &["bb", "dd", "ff", "gg", "mm", "nn", "pp", "rr", "tt"];
 
@@ -429,6 +437,15 @@ mod tests {
         assert_eq!(terms("Bookings, booked, booking"), ["book", "book", "book"]);
         assert_eq!(terms("member's lockers"), ["member", "locker"]);
         assert_eq!(terms("They're sure it isn't free"), ["sure", "free"]);
+    }
+
+    /// A verb in "-er" and its noun in "-ration" are one word; other stems a letter apart are not.
+    #[test]
+    fn a_verb_and_its_nominalization_are_one_word() {
+        assert!(same_word(&stem("register"), &stem("registration")));
+        assert!(same_word(&stem("administer"), &stem("administration")));
+        assert!(!same_word(&stem("use"), &stem("user")));
+        assert!(!same_word(&stem("plan"), &stem("plane")));
     }
 
     /// Every form of a word has one stem, Porter2's undoubling included.

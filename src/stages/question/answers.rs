@@ -138,7 +138,7 @@ impl Ask {
         // "What happens to items nobody claims?" asks what the relation brings about: the answer speaks of it.
         // A head read by meaning ("is there a *deadline*") is the model's to word.
         let head: Vec<&String> = self.head.iter().filter(|t| !focus.terms.iter().any(|f| &f.term == *t && f.by_meaning)).collect();
-        if self.kind == Kind::Open && !head.is_empty() && !head.iter().any(|t| stated.contains(t)) {
+        if self.kind == Kind::Open && !head.is_empty() && !head.iter().any(|t| stated.iter().any(|s| text::same_word(t, s))) {
             return Err(Miss::Kind(Kind::Open));
         }
         // A sentence is about the question when it shares a word or a name with
@@ -803,6 +803,16 @@ mod tests {
         assert!(matches!(other, Err(Miss::Names(_)) | Err(Miss::OtherSubject(_))), "{other:?}");
         assert_eq!(own_words("How long is security footage kept?", "Lost property is held for 30 days.", "Lost property is held for 30 days."), Err(Miss::Kind(Kind::Duration)));
         assert!(own_words("Can I bring my dog?", "Yes, on Fridays.", "Dogs are allowed on Fridays.").is_ok());
+    }
+
+    /// An open question's relation may be spoken of by its noun: "register" by "registration".
+    #[test]
+    fn a_relation_is_spoken_of_by_its_noun() {
+        let cited = "Registration of a printer driver: put a file named after the package in the drivers directory.";
+        let question = "How do I register my printer driver?";
+        assert!(own_words(question, "Put a file named after the package in the drivers directory.", cited).is_ok());
+        let unrelated = own_words(question, "Drivers are kept in the drivers directory.", "Drivers are kept in the drivers directory.");
+        assert_eq!(unrelated, Err(Miss::Kind(Kind::Open)));
     }
 
     /// A name the answer only compares with, adds in brackets or illustrates with is not what it speaks of.
