@@ -137,15 +137,25 @@ struct Token<'a> {
     lower: String,
     /// The piece ended a clause (a comma, a full stop, ...): a unit never follows.
     closes: bool,
+    /// A hyphen joins the piece to the next one ("two-digit").
+    hyphened: bool,
 }
 
 fn tokens(text: &str) -> Vec<Token<'_>> {
-    text.split(|c: char| c.is_whitespace() || matches!(c, '/' | '(' | ')' | '-' | '–' | '—'))
-        .filter(|raw| !raw.is_empty())
-        .map(|raw| {
+    let separator = |c: char| c.is_whitespace() || matches!(c, '/' | '(' | ')' | '-' | '–' | '—');
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    for (at, c) in text.char_indices().filter(|&(_, c)| separator(c)).chain([(text.len(), ' ')]) {
+        pieces.push((&text[start..at], c == '-'));
+        start = at + c.len_utf8();
+    }
+    pieces
+        .into_iter()
+        .filter(|(raw, _)| !raw.is_empty())
+        .map(|(raw, hyphened)| {
             let word = raw.trim_matches(|c: char| !(c.is_alphanumeric() || CURRENCY_SIGNS.iter().any(|(s, _)| *s == c) || c == '%'));
             let word = word.trim_end_matches('.');
-            Token { word, lower: word.to_lowercase(), closes: raw.ends_with([',', '.', ';', ':', '!', '?']) }
+            Token { word, lower: word.to_lowercase(), closes: raw.ends_with([',', '.', ';', ':', '!', '?']), hyphened }
         })
         .collect()
 }
@@ -380,8 +390,10 @@ fn unit_after(tokens: &[Token], at: usize) -> Option<(Unit, usize)> {
     if let Some(unit) = named(word(0)?) {
         return Some((unit, 1));
     }
-    // "30 business days" describes its unit; "5 per month" is a rate, a count of 5, not a duration.
-    let describing = tokens.get(at).is_some_and(|t| {
+    // "30 business days" describes its unit; "5 per month" is a rate, a count of 5, not a duration;
+    // and in "a two-digit month" the hyphened noun is what is counted, the month only described by it.
+    let compound = tokens.get(at.wrapping_sub(1)).is_some_and(|t| t.hyphened);
+    let describing = !compound && tokens.get(at).is_some_and(|t| {
         !t.closes && t.lower.chars().all(char::is_alphabetic) && !is_stopword(&t.lower) && word_value(&t.lower).is_none() && !matches!(t.lower.as_str(), "per" | "every")
     });
     match word(1).and_then(named) {
@@ -398,6 +410,15 @@ fn values(text: &str) -> Vec<(f64, Unit)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A number hyphened to a noun counts that noun: the word after the compound is what it describes.
+    #[test]
+    fn a_hyphened_count_describes_the_noun_after_it() {
+        assert_eq!(values("a two-digit month"), [(2.0, Unit::Plain)]);
+        assert_eq!(values("a four-digit year"), values("a four-digit numeric year"));
+        assert_eq!(values("a 30-day trial"), values("a trial of 30 days"));
+        assert_eq!(values("within 30 business days"), values("within 30 days"));
+    }
 
     /// "One" before any preposition is a pronoun: "claim one through a ticket" counts nothing.
     #[test]
