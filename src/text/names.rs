@@ -105,13 +105,15 @@ pub fn mentions(terms: &[String], name: &str) -> bool {
 }
 
 /// The names among `known` (say, every name of the retrieved passages) that a
-/// text mentions in any case, plus the capitalized names it writes itself.
+/// text mentions (see [`written_at`]: a one-word name as it is written, so
+/// "a native version number" names no `Version` field), plus the
+/// capitalized names it writes itself.
 pub fn named_in(text: &str, known: &[String]) -> Vec<String> {
     let terms = super::terms(text);
     let mut found = names(text);
     for name in known {
         let already = found.iter().any(|f| f.eq_ignore_ascii_case(name));
-        if !already && mentions(&terms, name) && phrase_in(text, name) {
+        if !already && mentions(&terms, name) && !written_at(text, name).is_empty() {
             found.push(name.clone());
         }
     }
@@ -161,6 +163,15 @@ pub fn phrase_in(text: &str, name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A known one-word name is named as it is written; a name of more words in any case.
+    #[test]
+    fn a_known_name_of_one_word_is_named_as_written() {
+        let known = ["Version".to_string(), "Flex Desk".to_string()];
+        assert!(named_in("Use a native version number.", &known).is_empty());
+        assert_eq!(named_in("then set the Version field.", &known), ["Version"]);
+        assert_eq!(named_in("A flex desk costs less.", &known), ["Flex Desk"]);
+    }
 
     #[test]
     fn names_are_capitalized_runs() {
