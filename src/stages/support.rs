@@ -402,9 +402,12 @@ pub fn contradicted(claim: &str, passage: &str, given: &dyn Fn(&text::Quantity) 
 /// value and none of the restated sentence's, and two words of its case
 /// the other sentence lacks: the value of another case.
 fn borrowed_literal(claim: &str, passage: &str) -> Option<String> {
-    let own = code_values(claim);
-    let value_terms: Vec<String> = own.iter().flat_map(|v| text::terms(v)).collect();
-    let wanted: Vec<String> = content_terms(claim).into_iter().filter(|t| !value_terms.contains(t)).collect();
+    // A text's words other than its values: what it says of them.
+    let said = |text: &str| {
+        let values: Vec<String> = code_values(text).iter().flat_map(|v| text::terms(v)).collect();
+        content_terms(text).into_iter().filter(|t| !values.contains(t)).collect::<Vec<_>>()
+    };
+    let (own, wanted) = (code_values(claim), said(claim));
     let sentences = text::sentences(passage);
     let shared = |s: &str| {
         let terms = content_terms(s);
@@ -416,17 +419,14 @@ fn borrowed_literal(claim: &str, passage: &str) -> Option<String> {
     if code_values(restated).iter().any(|v| own.contains(v)) {
         return None;
     }
-    // A clause's words other than its values: what it says of them.
-    let said = |clause: &str| {
-        let values: Vec<String> = code_values(clause).iter().flat_map(|v| text::terms(v)).collect();
-        content_terms(clause).into_iter().filter(|t| !values.contains(t)).collect::<Vec<_>>()
-    };
     let theirs: Vec<(&str, Vec<String>)> = text::clauses_of(restated).into_iter().filter(|c| !code_values(c).is_empty()).map(|c| (c, said(c))).collect();
     let claimed = content_terms(claim);
     sentences.iter().filter(|s| *s != restated).find_map(|sentence| {
         // The claim speaks of the restated sentence's case: two of its words the other sentence lacks.
-        let theirs_only = content_terms(restated).into_iter().filter(|t| !content_terms(sentence).contains(t) && claimed.contains(t)).count();
-        (theirs_only >= 2).then_some(())?;
+        let other_terms = content_terms(sentence);
+        if content_terms(restated).iter().filter(|t| !other_terms.contains(t) && claimed.contains(t)).count() < 2 {
+            return None;
+        }
         text::clauses_of(sentence).into_iter().find_map(|clause| {
             let value = code_values(clause).into_iter().find(|v| own.contains(v))?;
             let words = said(clause);
@@ -435,7 +435,6 @@ fn borrowed_literal(claim: &str, passage: &str) -> Option<String> {
         })
     })
 }
-
 
 /// Two literal values a claim sets in each other's clauses: the clause of
 /// the claim holding one restates (by its other words) the source clause
