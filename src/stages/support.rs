@@ -420,11 +420,12 @@ fn borrowed_literal(claim: &str, passage: &str) -> Option<String> {
         return None;
     }
     let theirs: Vec<(&str, Vec<String>)> = text::clauses_of(restated).into_iter().filter(|c| !code_values(c).is_empty()).map(|c| (c, said(c))).collect();
+    // The restated sentence's words the claim says: its case, if another sentence lacks two of them.
     let claimed = content_terms(claim);
+    let case: Vec<String> = content_terms(restated).into_iter().filter(|t| claimed.contains(t)).collect();
     sentences.iter().filter(|s| *s != restated).find_map(|sentence| {
-        // The claim speaks of the restated sentence's case: two of its words the other sentence lacks.
         let other_terms = content_terms(sentence);
-        if content_terms(restated).iter().filter(|t| !other_terms.contains(t) && claimed.contains(t)).count() < 2 {
+        if case.iter().filter(|t| !other_terms.contains(t)).count() < 2 {
             return None;
         }
         text::clauses_of(sentence).into_iter().find_map(|clause| {

@@ -143,14 +143,8 @@ struct Token<'a> {
 
 fn tokens(text: &str) -> Vec<Token<'_>> {
     let separator = |c: char| c.is_whitespace() || matches!(c, '/' | '(' | ')' | '-' | '–' | '—');
-    let mut pieces = Vec::new();
-    let mut start = 0;
-    for (at, c) in text.char_indices().filter(|&(_, c)| separator(c)).chain([(text.len(), ' ')]) {
-        pieces.push((&text[start..at], c == '-'));
-        start = at + c.len_utf8();
-    }
-    pieces
-        .into_iter()
+    text.split_inclusive(separator)
+        .map(|piece| (piece.strip_suffix(separator).unwrap_or(piece), piece.ends_with('-')))
         .filter(|(raw, _)| !raw.is_empty())
         .map(|(raw, hyphened)| {
             let word = raw.trim_matches(|c: char| !(c.is_alphanumeric() || CURRENCY_SIGNS.iter().any(|(s, _)| *s == c) || c == '%'));

@@ -249,7 +249,7 @@ impl Ask {
         }
         // A name the sentence compares with ("the same way as the Maintainer field"), adds in brackets
         // ("(RFC822 format)") or gives as an illustration ("e.g. Jane Doe") is no subject of it.
-        names::named_in(&without_asides(&text::without_illustrations(sentence)), known).into_iter().find(|n| text::terms(n).iter().all(|t| !asked.contains(t)))
+        names::named_in(&without_asides(sentence), known).into_iter().find(|n| text::terms(n).iter().all(|t| !asked.contains(t)))
     }
 
     /// A sentence about a sibling of the question's subject: it writes a noun
@@ -263,7 +263,7 @@ impl Ask {
     fn sibling(&self, sentence: &str, corpus: &[[(String, String); 2]]) -> Option<String> {
         let written = |modifier: &str, noun: &str| corpus.iter().any(|[m, n]| m.0 == modifier && n.0 == noun);
         let terms = text::terms(sentence);
-        let said = text::modifier_pairs(&without_asides(&text::without_illustrations(sentence)));
+        let said = text::modifier_pairs(&without_asides(sentence));
         // A noun the question writes alone takes the modifier the passages write
         // before it when the question says that word too ("a *guest*'s … *Wi-Fi*").
         // (A hyphenated compound is one word: "system-wide" writes no "system".)
@@ -574,10 +574,12 @@ fn condition(sentence: &str) -> Option<&str> {
 /// standard a thing is compared with, not the thing.
 const COMPARISONS: &[&str] = &["the same way as", "the same as", "in the same way as", "similar to", "as with", "just like", "like"];
 
-/// `sentence` without its asides: what it writes in brackets, and its
+/// `sentence` without its asides: its illustrations (see
+/// [`text::without_illustrations`]), what it writes in brackets, and its
 /// comparison (see [`COMPARISONS`]), from the opener to the next mark that
 /// closes a clause.
 fn without_asides(sentence: &str) -> String {
+    let sentence = text::without_illustrations(sentence);
     let mut bare = String::with_capacity(sentence.len());
     let mut depth = 0usize;
     for c in sentence.chars() {
