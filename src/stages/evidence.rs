@@ -94,6 +94,16 @@ impl Focus {
         self
     }
 
+    /// Keeps one form of each place (`places`: the question's own form's
+    /// term and another's, see [`text::places::forms`]): the question's own
+    /// when the corpus writes it, else the other when the corpus writes that.
+    pub fn placed(mut self, places: &[(String, String)]) -> Focus {
+        let known = |t: &str| self.terms.iter().any(|f| f.term == t && f.doc_freq > 0);
+        let drop: Vec<String> = places.iter().map(|(own, other)| if known(own) || !known(other) { other.clone() } else { own.clone() }).collect();
+        self.terms.retain(|t| !drop.contains(&t.term));
+        self
+    }
+
     /// Marks the words whose meaning a retrieved passage holds (`meant`,
     /// read by the embedding model): they count as covered, a framing word
     /// ("coworking"), the head of the asked relation ("who do I *talk* to",
@@ -117,6 +127,11 @@ impl Focus {
         let mean = self.terms.iter().map(|t| t.weight).sum::<f64>() / self.terms.len().max(1) as f64;
         // The epsilon keeps equal weights salient despite rounding in the mean.
         self.terms.iter().any(|t| t.term == term && t.weight >= mean - 1e-9)
+    }
+
+    /// The question's terms no passage of the corpus contains.
+    pub fn unused(&self) -> Vec<String> {
+        self.terms.iter().filter(|t| t.doc_freq == 0).map(|t| t.term.clone()).collect()
     }
 
     /// Words of the question's core no passage of the corpus contains, nor
@@ -259,6 +274,21 @@ mod tests {
         let verdict = judge_q(&focus("rooftop terrace cost", &[0, 0, 9]).framed(&core), &[hit("a", "It costs $5.")], 0.6);
         let Evidence::Insufficient { why, .. } = verdict else { panic!("{verdict:?}") };
         assert_eq!(why, "the corpus never mentions: rooftop, terrace");
+    }
+
+    /// A place is read in the form the corpus writes: "Europe" where it
+    /// writes only "European", "Europe" itself where it writes that.
+    #[test]
+    fn a_place_is_read_in_the_form_the_corpus_writes() {
+        let core = text::terms("europe");
+        let places = [(text::terms("Europe").remove(0), text::terms("European").remove(0))];
+        let only_other = focus("data europe european", &[3, 0, 2]).placed(&places).framed(&core);
+        assert!(only_other.unknown().is_empty());
+        assert_eq!(only_other.terms.len(), 2);
+        let own = focus("data europe european", &[3, 2, 2]).placed(&places);
+        assert_eq!(own.terms.iter().map(|t| t.word.as_str()).collect::<Vec<_>>(), ["data", "europe"]);
+        let neither = focus("data europe european", &[3, 0, 0]).placed(&places).framed(&core);
+        assert_eq!(neither.unknown(), ["europe"]);
     }
 
     /// A visitor's own word for the place frames the question: it lowers

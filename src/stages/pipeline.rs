@@ -92,7 +92,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         // retrieve
         let started = self.clock.now_ms();
         let ask = Ask::parse(question, vocabulary);
-        let keyed = &ask.focus;
+        let keyed = &ask.lookup_terms();
         let Retrieval { lookup, vector, hits, lexical_count, meant } = match self.retrieve(question, keyed, self.config.top_k, Unknown::ByMeaning, &mut f.meter).await? {
             Ok(retrieval) => retrieval,
             Err(e) => return Ok(self.model_failed(f, StageName::Retrieve, started, &e)),
@@ -111,7 +111,9 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
 
         // evidence gate, with one rewrite when the passages cover too little
         let started = self.clock.now_ms();
-        let focus = Focus::new(keyed, &lookup.doc_freqs, lookup.total_passages).spelled(&ask.variants).framed(&ask.core_terms()).meant(&meant, &ask.name_terms());
+        let focus = Focus::new(keyed, &lookup.doc_freqs, lookup.total_passages).spelled(&ask.variants).placed(&ask.places);
+        let ask = ask.unnamed_abbreviations(&focus.unused());
+        let focus = focus.framed(&ask.core_terms()).meant(&meant, &ask.name_terms());
         let mut hits = hits;
         let mut verdict = match self.weak_vectors(vector.as_deref(), lexical_count, &focus) {
             Some(why) => Evidence::Insufficient { coverage: 0.0, why, weak: false },

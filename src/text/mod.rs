@@ -5,13 +5,15 @@
 //! Everything here follows general rules of English or a published source:
 //! the Snowball stop list and the Snowball English (Porter2) stemmer
 //! ([`stopwords`]), the closed classes of number words, units, weekdays and
-//! months ([`numbers`]), capitalization ([`mod@names`]). Words particular to one
+//! months ([`numbers`]), capitalization ([`mod@names`]), the forms of place names from a
+//! gazetteer ([`places`]). Words particular to one
 //! corpus (its synonyms) ship with that corpus: see [`crate::corpus::vocabulary`].
 
 pub mod grammar;
 pub mod literal;
 pub mod names;
 pub mod numbers;
+pub mod places;
 pub mod stopwords;
 
 use std::borrow::Cow;

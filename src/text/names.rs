@@ -27,6 +27,13 @@ fn is_name_word(word: &str) -> bool {
         && !numbers::is_calendar_word(&lower)
 }
 
+/// A word written in capitals ("GUI", "CI", "JSONs"): an abbreviation,
+/// which shortens a common noun as often as a name.
+pub fn is_abbreviation(word: &str) -> bool {
+    let letters = word.strip_suffix('s').unwrap_or(word);
+    letters.chars().count() >= 2 && letters.chars().all(|c| c.is_ascii_uppercase())
+}
+
 /// The names a text mentions: runs of capitalized words, joined across
 /// lowercase particles ("Bank of America"), leaving out a lone capitalized word
 /// that only starts a sentence ("Members can …"). Possessives are dropped
@@ -98,10 +105,12 @@ fn flush(run: &mut Vec<&str>, start: usize, found: &mut Vec<String>) {
 /// True when a text whose terms are `terms` names `name`: every term of the
 /// name is there, whatever its case ("flex desk" names "Flex Desk"); a
 /// hyphenated compound, closed up or as its parts ("GPL-licensed" is named
-/// by "licensed under the GPL").
+/// by "licensed under the GPL"); a place in any of its forms ("Irish" is
+/// named by "the courts of Ireland", see [`super::places`]).
 pub fn mentions(terms: &[String], name: &str) -> bool {
     let all = |wanted: Vec<String>| !wanted.is_empty() && wanted.iter().all(|t| terms.contains(t));
-    all(super::terms(&name.replace('-', ""))) || all(super::phrase_terms(name))
+    let as_written = |name: &str| all(super::terms(&name.replace('-', ""))) || all(super::phrase_terms(name));
+    as_written(name) || super::places::other_forms(name).into_iter().any(as_written)
 }
 
 /// The names among `known` (say, every name of the retrieved passages) that a
@@ -201,5 +210,7 @@ mod tests {
         assert!(mentions(&terms("a package licensed under the GPL"), "GPL-licensed"));
         assert!(mentions(&terms("the member wifi"), "Wi-Fi"));
         assert!(!mentions(&terms("the GPL text"), "GPL-licensed"));
+        assert!(mentions(&terms("the courts of Ireland"), "Irish"));
+        assert!(!mentions(&terms("the courts of Canada"), "Irish"));
     }
 }

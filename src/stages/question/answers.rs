@@ -103,7 +103,7 @@ impl Ask {
         if !sentences.is_empty() && sentences.iter().all(|s| is_pointer(s)) {
             return Err(Miss::Pointer);
         }
-        if let Some(other) = sentences.iter().find_map(|s| self.other_subject(s, grounds.known).or_else(|| self.sibling(s, grounds.pairs))) {
+        if let Some(other) = sentences.iter().find_map(|s| self.other_subject(s, grounds).or_else(|| self.sibling(s, grounds.pairs))) {
             return Err(Miss::OtherSubject(other));
         }
         if let Some(other) = sentences.iter().find_map(|s| self.other_period(s).or_else(|| self.dropped_condition(s, answer, grounds))) {
@@ -238,18 +238,27 @@ impl Ask {
     /// of another plan, room or person than the one asked about. `known`
     /// holds the names of the passages, so a name that opens the sentence
     /// ("Growth customers …") or is written in lowercase is read as one.
-    fn other_subject(&self, sentence: &str, known: &[String]) -> Option<String> {
+    fn other_subject(&self, sentence: &str, grounds: &Grounds<'_>) -> Option<String> {
         if self.core_names.is_empty() {
             return None;
         }
-        let asked: Vec<String> = self.names.iter().chain(&self.options).flat_map(|n| text::terms(n)).collect();
+        // The question's names, and the passages' names it writes itself ("debian/control" for `DEBIAN/control`).
+        let written = names::named_in(&self.text, grounds.known);
+        let asked: Vec<String> = self.names.iter().chain(&self.options).chain(&written).flat_map(|n| text::terms(n)).collect();
         let terms = text::terms(sentence);
         if self.names.iter().any(|n| names::mentions(&terms, n)) {
             return None;
         }
+        // A name the restated source clause writes beside the question's subject is part of what it
+        // says of that subject ("a dispute about Billwren goes to the Wrenfield Labs legal team").
+        let restated = grounds.alignments.iter().filter(|(s, _)| s == sentence).flat_map(|(_, stretch)| text::clauses_of(stretch)).map(|c| text::terms(c));
+        let beside: Vec<Vec<String>> = restated.filter(|c| self.core_names.iter().any(|n| names::mentions(c, n))).collect();
         // A name the sentence compares with ("the same way as the Maintainer field"), adds in brackets
         // ("(RFC822 format)") or gives as an illustration ("e.g. Jane Doe") is no subject of it.
-        names::named_in(&without_asides(sentence), known).into_iter().find(|n| text::terms(n).iter().all(|t| !asked.contains(t)))
+        names::named_in(&without_asides(sentence), grounds.known)
+            .into_iter()
+            .filter(|n| !beside.iter().any(|c| names::mentions(c, n)))
+            .find(|n| text::terms(n).iter().all(|t| !asked.contains(t)))
     }
 
     /// A sentence about a sibling of the question's subject: it writes a noun

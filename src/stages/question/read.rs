@@ -116,6 +116,10 @@ pub struct Ask {
     /// Two spellings of one word the question may use (see
     /// [`text::spelling_variants`]): the corpus's decides.
     pub variants: Vec<(String, Vec<String>)>,
+    /// Each place the question names, as its term and another form's
+    /// ([`text::places::forms`]): looked up too, and read where the corpus
+    /// writes only the other form.
+    pub places: Vec<(String, String)>,
     /// The terms of the asking clause before any subordinate clause ("what
     /// happens to my *things*" in "… if my account is downgraded?"): a quote
     /// answers it only if it holds one.
@@ -201,6 +205,7 @@ impl Ask {
             alternatives: alternatives(asked),
             proposition,
             variants,
+            places: text::places::forms(original),
             main_terms: main_terms(&words, &consumed_terms),
             joined,
             negated: text::negations(&main_clause(&words).join(" ")) > 0,
@@ -241,6 +246,27 @@ impl Ask {
     /// of its plans, however near in meaning).
     pub fn name_terms(&self) -> Vec<String> {
         self.names.iter().chain(&self.options).flat_map(|n| text::terms(n)).collect()
+    }
+
+    /// The terms to look up with the words they stand for: the focus, and
+    /// the other forms of the places it names.
+    pub fn lookup_terms(&self) -> Vec<(String, String)> {
+        let others = self.places.iter().filter_map(|(own, other)| self.focus.iter().find(|(t, _)| t == own).map(|(_, said)| (other.clone(), said.clone())));
+        self.focus.iter().cloned().chain(others).collect()
+    }
+
+    /// Reads as words, not names, the abbreviations among the question's
+    /// names the corpus never writes (`unused`: the terms it never uses).
+    /// "GUI" or "CI" shortens a kind of thing as often as it names one, and
+    /// what the corpus never writes is none of its names; read as a word, it
+    /// is held by meaning where the engine has meaning, and frames the
+    /// question where it has none. A name in capitals the corpus writes
+    /// ("EU", "GPL") stays a name.
+    pub fn unnamed_abbreviations(mut self, unused: &[String]) -> Ask {
+        let unknown = |n: &String| names::is_abbreviation(n) && text::terms(n).iter().all(|t| unused.contains(t));
+        self.names.retain(|n| !unknown(n));
+        self.core_names.retain(|n| !unknown(n));
+        self
     }
 
     /// The focus terms that are not part of a name: the relation asked about
@@ -705,16 +731,19 @@ pub(super) fn condition(words: &[String]) -> Vec<String> {
     words.iter().position(opens).map_or_else(Vec::new, |at| proposition(&words[at..]))
 }
 
-/// The names on either side of an "or" ("Arthur's Magazine or First for Women").
+/// The names on either side of an "or" ("Arthur's Magazine or First for
+/// Women", "the Growth plan or the Scale plan"): each the or's own conjunct,
+/// at most a word (a noun, an article) between it and the "or"; names far
+/// apart ("like Xvfb, with no display or input devices. … Provides")
+/// are no alternatives.
 pub(super) fn options(question: &str, all_names: &[String]) -> Vec<String> {
-    let lower = question.to_lowercase();
-    let Some(or) = lower.find(" or ") else { return Vec::new() };
-    let before = all_names.iter().rfind(|n| question[..or].contains(n.as_str()));
-    let after = all_names.iter().find(|n| question[or..].contains(n.as_str()));
-    match (before, after) {
-        (Some(a), Some(b)) if a != b => vec![a.clone(), b.clone()],
-        _ => Vec::new(),
-    }
+    let words_between = |text: &str| text.split_whitespace().count();
+    question.to_lowercase().match_indices(" or ").find_map(|(or, marker)| {
+        let (front, back) = (&question[..or], &question[or + marker.len()..]);
+        let before = all_names.iter().find(|n| front.rfind(n.as_str()).is_some_and(|at| words_between(&front[at + n.len()..]) <= 1))?;
+        let after = all_names.iter().find(|n| back.find(n.as_str()).is_some_and(|at| words_between(&back[..at]) <= 1))?;
+        (before != after).then(|| vec![before.clone(), after.clone()])
+    }).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -819,6 +848,8 @@ mod tests {
         let a = ask("Which magazine was started first, Arthur's Magazine or First for Women?");
         assert_eq!(a.options, ["Arthur's Magazine", "First for Women"]);
         assert!(a.names.is_empty());
+        assert_eq!(ask("Is the Growth plan or the Scale plan cheaper?").options, ["Growth", "Scale"]);
+        assert!(ask("It is a bit like Xvfb, with no display or input devices. Should it declare Provides: xserver?").options.is_empty());
         assert_eq!(ask("What does the Flex Desk plan include?").names, ["Flex Desk"]);
     }
 
