@@ -251,7 +251,7 @@ impl Ask {
         }
         // A name the restated source clause writes beside the question's subject is part of what it
         // says of that subject ("a dispute about Billwren goes to the Wrenfield Labs legal team").
-        let restated = grounds.alignments.iter().filter(|(s, _)| s == sentence).flat_map(|(_, stretch)| text::clauses_of(stretch)).map(|c| text::terms(c));
+        let restated = grounds.alignments.iter().filter(|(s, _)| s == sentence).flat_map(|(_, stretch)| text::clauses_of(stretch)).map(text::terms);
         let beside: Vec<Vec<String>> = restated.filter(|c| self.core_names.iter().any(|n| names::mentions(c, n))).collect();
         // A name the sentence compares with ("the same way as the Maintainer field"), adds in brackets
         // ("(RFC822 format)") or gives as an illustration ("e.g. Jane Doe") is no subject of it.
