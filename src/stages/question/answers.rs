@@ -103,7 +103,7 @@ impl Ask {
         if !sentences.is_empty() && sentences.iter().all(|s| is_pointer(s)) {
             return Err(Miss::Pointer);
         }
-        if let Some(other) = sentences.iter().find_map(|s| self.other_subject(s, grounds).or_else(|| self.sibling(s, grounds.pairs))) {
+        if let Some(other) = sentences.iter().find_map(|s| self.other_subject(s, grounds).or_else(|| self.sibling(s, &answer_terms, grounds.pairs))) {
             return Err(Miss::OtherSubject(other));
         }
         if let Some(other) = sentences.iter().find_map(|s| self.other_period(s).or_else(|| self.dropped_condition(s, answer, grounds))) {
@@ -264,14 +264,16 @@ impl Ask {
     /// A sentence about a sibling of the question's subject: it writes a noun
     /// of the question after another modifier ("day lockers" for "a permanent
     /// locker", "black-and-white page" for "a colour page", "the Dedicated
-    /// Desk" for "a Flex Desk") and never writes the question's own modifier.
+    /// Desk" for "a Flex Desk"), and the answer never writes the question's
+    /// own modifier (an answer that names the asked kind may set another
+    /// beside it: "… goes in the run-time library package instead").
     /// Both phrases must be the corpus's own (`corpus`: the pairs the
     /// passages write), so the corpus tells these kinds of the noun apart.
     /// The question may write its modifier apart from the noun ("what's the
     /// wifi password for my *guest*?", where the passages write "guest Wi-Fi").
-    fn sibling(&self, sentence: &str, corpus: &[[(String, String); 2]]) -> Option<String> {
+    fn sibling(&self, sentence: &str, answer_terms: &[String], corpus: &[[(String, String); 2]]) -> Option<String> {
         let written = |modifier: &str, noun: &str| corpus.iter().any(|[m, n]| m.0 == modifier && n.0 == noun);
-        let terms = text::terms(sentence);
+        let terms = answer_terms;
         let said = text::modifier_pairs(&without_asides(sentence));
         // A noun the question writes alone takes the modifier the passages write
         // before it when the question says that word too ("a *guest*'s … *Wi-Fi*").
@@ -845,7 +847,8 @@ mod tests {
     }
 
     /// A modifier the question writes apart from its noun, which the passages
-    /// write before it, still tells the noun's kinds apart.
+    /// write before it, still tells the noun's kinds apart; an answer that
+    /// names the asked kind may set another beside it.
     #[test]
     fn a_modifier_written_apart_still_names_the_kind() {
         let cited = "The staff parking permit is issued at the facilities desk. The visitor parking permit is issued at the gate.";
@@ -856,10 +859,13 @@ mod tests {
         // A generic adjective ("any *particular* attendant") names no kind, and a hyphenated compound
         // ("*system-wide*") no noun of its own.
         let mail = "The user mail lives in /var/mail. It is not owned by any particular mail agent.";
-        assert_eq!(ask("Which directory holds the user mail?").sibling("It is not owned by any particular mail agent.", &crate::text::modifier_pairs(mail)), None);
+        assert_eq!(ask("Which directory holds the user mail?").sibling("It is not owned by any particular mail agent.", &crate::text::terms("It is not owned by any particular mail agent."), &crate::text::modifier_pairs(mail)), None);
         let cited_overrides = "The shlibs system reads overrides first. The global override file is maintained by the local system administrator.";
         let shown = own_words("Is there a system-wide override file for shlibs?", "Yes, a global override file, maintained by the local system administrator.", cited_overrides);
         assert!(shown.is_ok(), "{shown:?}");
+        // An answer that speaks of the asked kind may set another kind beside it, in another sentence.
+        let both = "The visitor parking permit is issued at the gate. A staff parking permit is issued at the facilities desk.";
+        assert!(own_words(question, both, cited).is_ok(), "it names the visitor permit too");
         let cited = "A monthly membership renews on the 1st. The current membership card is valid until it is renewed.";
         assert!(own_words("When does my membership month start?", "The current membership card is valid until it is renewed on the 1st.", cited).is_ok(), "'membership month' is not 'monthly membership'");
     }
