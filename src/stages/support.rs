@@ -510,8 +510,21 @@ fn denied(clause: &str, passage: &str, known: &[String]) -> Option<String> {
         // A name that opens the denial is its agent, which a passive restatement drops.
         let agent: Vec<String> = known.iter().filter(|n| c.trim_start().starts_with(n.as_str())).flat_map(|n| text::terms(n)).collect();
         let denial: Vec<String> = content_terms(&without_emphasis(c)).into_iter().filter(|t| text::negations(t) == 0 && !agent.contains(t)).collect();
-        (denial.len() >= 2 && denial.iter().all(|t| claimed.contains(t))).then(|| format!("affirms what the source denies: {:?}", c.trim()))
+        let denies_a_predicate = denial.iter().any(|t| predicate_terms(c).contains(t));
+        (denial.len() >= 2 && denies_a_predicate && denial.iter().all(|t| claimed.contains(t))).then(|| format!("affirms what the source denies: {:?}", c.trim()))
     })
+}
+
+/// The terms a negated clause denies of its subject: from the word before
+/// its first negation on ("are *not allowed*", "does not *apply* service
+/// credits", "*no* pets are *allowed*"). A clause whose negation denies only
+/// through a light verb ("a build target that does nothing") denies no
+/// predicate a claim could affirm: the claim that names its subject ("the
+/// build target") says nothing it denies.
+fn predicate_terms(clause: &str) -> Vec<String> {
+    let words = text::lower_words(clause);
+    let first = words.iter().position(|w| negated(w) > 0).unwrap_or(0);
+    content_terms(&words[first.saturating_sub(1)..].join(" "))
 }
 
 /// The emphatic phrases a negation takes ("no other pets are allowed *at any
@@ -1145,6 +1158,10 @@ mod tests {
         let pets = "Dogs are allowed on Fridays. No other pets are allowed at any time.";
         assert!(denied_by("Pets of any kind are allowed on Fridays.", pets, &[]).is_some());
         assert_eq!(without_emphasis("Note that all fees are not refundable at all."), "Note that all fees are not refundable  .");
+        // A negation through a light verb denies nothing of its subject that a claim naming it affirms.
+        let idle = "Provide a `build-a` and a `build-b` target, and a `build` target that does nothing.";
+        assert_eq!(denied_by("The build target is invoked before the binary target.", idle, &[]), None);
+        assert!(denied_by("The build target compiles the sources.", "The build target does not compile the sources.", &[]).is_some());
         // An upper bound is what a negated comparative states.
         assert_eq!(denied_by("The plan is limited to 1 user.", "The plan cannot have more than 1 user.", &[]), None);
     }
