@@ -477,7 +477,7 @@ fn swapped_literals(claim: &str, passage: &str) -> Option<String> {
 
 /// The code values of a text, lowercased, without their marks.
 fn code_values(text: &str) -> Vec<String> {
-    delimited(text, &['`']).into_iter().map(|v| text::squash_whitespace(v).to_lowercase()).collect()
+    literal::code_spans(text).into_iter().map(|v| text::squash_whitespace(v).to_lowercase()).collect()
 }
 
 /// The first clause of a claim that a passage denies outright (see [`denied`]).
@@ -1088,7 +1088,7 @@ pub fn runs_on(first: &str, second: &str) -> bool {
 /// the asker's own value: `/var/log/mydaemon/*.log` for the manual's
 /// `/var/log/foo/*.log`, when the question names `mydaemon`.
 pub fn unwritten_code<'a>(claim: &'a str, passages: &[Hit], question: &str) -> Vec<&'a str> {
-    let spans = delimited(claim, &['`']);
+    let spans = literal::code_spans(claim);
     if spans.is_empty() {
         return spans;
     }
@@ -1099,7 +1099,7 @@ pub fn unwritten_code<'a>(claim: &'a str, passages: &[Hit], question: &str) -> V
 
 /// A text's literal values: its code spans and the text it quotes.
 pub fn literal_spans(text: &str) -> Vec<&str> {
-    let mut spans = delimited(text, &['`']);
+    let mut spans = literal::code_spans(text);
     spans.extend(quoted_spans(text));
     spans
 }

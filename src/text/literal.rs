@@ -72,25 +72,54 @@ pub fn given_values(question: &str) -> Vec<&str> {
 
 /// What some texts write as literals, read with a question whose values may
 /// fill their templates: [`literal_form`], [`placeholders`] and
-/// [`fills_template`] together.
+/// [`fills_template`] together, and the pieces ([`code_spans`]) the texts
+/// give to join to the asker's values ([`joins_given`]).
 pub struct Written<'q> {
     forms: Vec<String>,
     holes: Vec<String>,
+    pieces: Vec<String>,
     given: Vec<&'q str>,
 }
 
 impl<'q> Written<'q> {
     pub fn new<'t>(texts: impl IntoIterator<Item = &'t str>, question: &'q str) -> Written<'q> {
         let texts: Vec<&str> = texts.into_iter().collect();
-        Written { forms: texts.iter().map(|t| literal_form(t)).collect(), holes: texts.iter().flat_map(|t| placeholders(t)).collect(), given: given_values(question) }
+        Written {
+            forms: texts.iter().map(|t| literal_form(t)).collect(),
+            holes: texts.iter().flat_map(|t| placeholders(t)).collect(),
+            pieces: texts.iter().flat_map(|t| code_spans(t)).map(super::squash_whitespace).collect(),
+            given: given_values(question),
+        }
     }
 
-    /// Whether one of the texts writes `span`, as it is or as its template filled with the asker's value.
+    /// Whether one of the texts writes `span`, as it is, as its template filled with the asker's value,
+    /// or as the asker's value joined to a piece a text sets apart.
     /// A value the question itself writes ("my package foo-doc") is the asker's: given, not claimed.
     pub fn writes(&self, span: &str) -> bool {
         let span = super::squash_whitespace(span);
-        self.given.contains(&span.as_str()) || self.forms.iter().any(|w| w.contains(&span)) || fills_template(&span, &self.given, &self.holes, &self.forms)
+        self.given.contains(&span.as_str())
+            || self.forms.iter().any(|w| w.contains(&span))
+            || fills_template(&span, &self.given, &self.holes, &self.forms)
+            || joins_given(&span, &self.given, &self.pieces)
     }
+}
+
+/// The code spans of a text: what it sets between backticks.
+pub fn code_spans(text: &str) -> Vec<&str> {
+    text.split('`').skip(1).step_by(2).filter(|span| !span.trim().is_empty()).collect()
+}
+
+/// Whether `span` is one of `given` with a piece a text sets apart as code
+/// joined to its end or its start: "append `~` to the version" worked out
+/// for the asker's version 2.3-2 is `2.3-2~`. Only a whole piece joins a
+/// whole value, and the piece is no word of its own (a mark, a suffix such
+/// as `-dev`), so a value spelled in another's place is not worked out.
+pub fn joins_given(span: &str, given: &[&str], pieces: &[String]) -> bool {
+    let joinable = |piece: &str| piece.starts_with(|c: char| !c.is_alphanumeric()) || piece.ends_with(|c: char| !c.is_alphanumeric());
+    given.iter().filter(|g| g.len() < span.len()).any(|value| {
+        let rest = [span.strip_prefix(value), span.strip_suffix(value)];
+        rest.into_iter().flatten().any(|piece| joinable(piece) && pieces.iter().any(|p| p == piece))
+    })
 }
 
 /// Whether `span` is a template of `written` filled with one of `given`: some
@@ -125,6 +154,17 @@ mod tests {
         // A glob and an escaped character are the literal's own.
         assert_eq!(literal_form("/var/log/foo/*.log {"), "/var/log/foo/*.log {");
         assert_eq!(literal_form("s/a\\.b/c/"), "s/a\\.b/c/");
+    }
+
+    #[test]
+    fn the_askers_value_joined_to_a_piece_the_text_gives_is_written() {
+        let written = Written::new(["Append `~` to the end of the version that includes the Debian revision."], "Is my upload 2.3-2 the version to write?");
+        assert!(written.writes("2.3-2~"));
+        assert!(!written.writes("2.3-2+b1"), "a piece no text gives");
+        assert!(!written.writes("2.3-3~"), "a value nobody gave");
+        // A piece that is a word of its own is a value, not a suffix to join.
+        let names = Written::new(["Ship it in `foo` or in `bar`."], "Can libfoo go there?");
+        assert!(!names.writes("libfoobar"));
     }
 
     #[test]
