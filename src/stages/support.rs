@@ -967,10 +967,22 @@ fn bound_alike(q: &text::Quantity, name: &str, names: &[String], passage: &str, 
                 }
                 // The heading names what its whole passage is about.
                 binding.extend(named_in(heading));
-                binding.is_empty() || binding.into_iter().any(same)
+                binding.is_empty() || binding.into_iter().any(same) || leads_to(clause, &s, name)
             })
         })
     })
+}
+
+/// A name that opens the stretch of its clause leading to a value, with no
+/// other value between them, is the value's subject, whatever names the
+/// verb brings in on the way ("A Scale plan customer can ask Billwren for
+/// one move" binds the one move to the Scale plan, as much as to Billwren).
+/// A value after another ("Flex costs $200 and Dedicated $450") is the
+/// nearer name's.
+fn leads_to(clause: &str, s: &text::Quantity, name: &str) -> bool {
+    let Some(at) = clause.to_lowercase().find(&s.written.to_lowercase()) else { return false };
+    let head = &clause[..at];
+    names::written_at(head, name).first().is_some_and(|&(_, end)| text::quantities(&head[end..]).is_empty())
 }
 
 /// The names a source clause binds its value `s` to: those a preposition
@@ -1286,6 +1298,11 @@ mod tests {
         assert!(check("The Growth plan comes with a 99.9% monthly uptime commitment.", &[], &source).score <= PAIRING_CAP);
         let headed = [Hit { section: "Dedicated Desk".into(), ..hit("pricing-02", "It costs $450 per month.") }];
         assert!(check("A Dedicated Desk is $450 a month.", &[], &headed).caps.is_empty(), "the heading binds its passage");
+        // The subject that leads to a value binds it, whatever name the verb brings in before it.
+        let moves = [hit("data-01", "A Scale plan customer can ask Billwren for one move of the account to the other data region.")];
+        assert!(check("Only Scale customers can ask for one move to the other region.", &[], &moves).caps.is_empty());
+        let desks = [hit("pricing-01", "The Flex Desk costs $200 a month and the Dedicated Desk costs $450 a month.")];
+        assert!(check("The Flex Desk costs $450 a month.", &[], &desks).score <= PAIRING_CAP, "a value after another is the nearer name's");
     }
 
     /// A fronted phrase of place holds only where the sentence it introduces says so.
