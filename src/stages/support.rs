@@ -165,12 +165,13 @@ pub fn sanity(claim: &str, passage: &str, context: &Context<'_>, score: f64) -> 
     let mut caps = Vec::new();
     let source_quantities = text::quantities(passage);
     let derived = shown_work(&source_quantities, context);
+    let given_values = literal::given_values(context.question);
     let missing: Vec<String> = text::quantities(claim)
         .into_iter()
         .filter(|q| !source_quantities.iter().any(|s| q.agrees_with(s) && counts_alike(claim, q, passage, s)))
         .filter(|q| !derived.iter().any(|d| (d - q.value).abs() < 1e-9))
-        // The asker's own numbers ("with 8 employees, …") are given, not claimed.
-        .filter(|q| !context.asked.iter().any(|a| q.agrees_with(a)))
+        // The asker's own numbers ("with 8 employees, …", the "2.4" of their `libfrob-2.4.so`) are given, not claimed.
+        .filter(|q| !context.asked.iter().any(|a| q.agrees_with(a)) && !literal::piece_of(&q.written, &given_values))
         .map(|q| q.written)
         .collect();
     if !missing.is_empty() {

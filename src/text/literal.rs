@@ -97,11 +97,32 @@ impl<'q> Written<'q> {
     /// A value the question itself writes ("my package foo-doc") is the asker's: given, not claimed.
     pub fn writes(&self, span: &str) -> bool {
         let span = super::squash_whitespace(span);
-        self.given.contains(&span.as_str())
+        span.split_whitespace().all(|word| piece_of(word, &self.given))
             || self.forms.iter().any(|w| w.contains(&span))
             || fills_template(&span, &self.given, &self.holes, &self.forms)
             || joins_given(&span, &self.given, &self.pieces)
     }
+}
+
+/// Whether `word` is one of `given`, or a whole piece of one, set off by
+/// its marks: "libfrob" and "2.4" are the asker's when they wrote
+/// `libfrob-2.4.so`. What the asker wrote, or split out of what they
+/// wrote, is given, not claimed.
+pub fn piece_of(word: &str, given: &[&str]) -> bool {
+    // A decimal point joins its digits: "2" is no piece of "2.4".
+    let digit = |c: Option<char>| c.is_some_and(|c| c.is_ascii_digit());
+    let bounded = |value: &str, at: usize| {
+        let (head, tail) = (&value[..at], &value[at + word.len()..]);
+        let mut before = head.chars().rev();
+        let mut after = tail.chars();
+        let (b, a) = (before.next(), after.next());
+        let decimal = |mark: Option<char>, next: Option<char>, end: Option<char>| mark == Some('.') && digit(next) && digit(end);
+        !b.is_some_and(char::is_alphanumeric)
+            && !a.is_some_and(char::is_alphanumeric)
+            && !decimal(b, before.next(), word.chars().next())
+            && !decimal(a, after.next(), word.chars().next_back())
+    };
+    !word.is_empty() && given.iter().any(|value| value.match_indices(word).any(|(at, _)| bounded(value, at)))
 }
 
 /// The code spans of a text: what it sets between backticks.
@@ -165,6 +186,14 @@ mod tests {
         // A piece that is a word of its own is a value, not a suffix to join.
         let names = Written::new(["Ship it in `foo` or in `bar`."], "Can libfoo go there?");
         assert!(!names.writes("libfoobar"));
+    }
+
+    #[test]
+    fn a_piece_of_the_askers_value_is_given() {
+        let given = given_values("My library's SONAME is libfrob-2.4.so; what goes in the shlibs line?");
+        assert!(piece_of("libfrob", &given) && piece_of("2.4", &given) && piece_of("libfrob-2.4.so", &given));
+        assert!(!piece_of("2", &given) && !piece_of("4", &given), "a decimal point joins its digits");
+        assert!(!piece_of("frob", &given) && !piece_of("2.5", &given));
     }
 
     #[test]
