@@ -602,6 +602,9 @@ pub(super) fn read_type_noun(words: &[String], at: usize) -> (Kind, Vec<String>)
         }
         return (Kind::Open, Vec::new());
     }
+    if object_of_verb(&words[k..]) {
+        return (Kind::Entity, Vec::new());
+    }
     let Some(noun) = words.get(k).filter(|w| !text::stopwords::is_stopword(w) && !AUXILIARIES.contains(&w.as_str())) else {
         return (Kind::Open, Vec::new());
     };
@@ -621,6 +624,27 @@ pub(super) fn read_type_noun(words: &[String], at: usize) -> (Kind, Vec<String>)
         phrase.push(second.clone());
     }
     (Kind::Entity, phrase)
+}
+
+/// After "what", an auxiliary (not the copula), a personal pronoun and a
+/// verb: "what" is the verb's object, so the question asks for the thing
+/// ("what do I *put* there?", "what should we *write* in it?") whatever the
+/// verb; but "do", "happen" and "mean" ask for an action, an event or a
+/// sense ("what should I do", "what does it mean").
+fn object_of_verb(after_wh: &[String]) -> bool {
+    const COPULAS: &[&str] = &["is", "are", "was", "were", "am", "be", "been"];
+    const NO_OBJECT: &[&str] = &["do", "happen", "mean"];
+    match after_wh {
+        [aux, subject, verb, ..] => {
+            AUXILIARIES.contains(&aux.as_str())
+                && !COPULAS.contains(&aux.as_str())
+                && PERSONAL_PRONOUNS.contains(&subject.as_str())
+                && !AUXILIARIES.contains(&verb.as_str())
+                && !NO_OBJECT.contains(&verb.as_str())
+                && !text::stopwords::is_stopword(verb)
+        }
+        _ => false,
+    }
 }
 
 pub(super) fn noun_kind(noun: &str) -> Option<Kind> {
@@ -789,6 +813,10 @@ mod tests {
             ("What is the maximum number of characters a package name may have?", Kind::Number),
             ("Why are dogs banned on Fridays?", Kind::Reason),
             ("What happens if I pay late?", Kind::Open),
+            // "what" as the object of a verb after a pronoun subject asks for the thing; "do" asks for an action.
+            ("The field wants a name and an address; what do I put there?", Kind::Entity),
+            ("What should I do if I lose my key card?", Kind::Open),
+            ("What did they mean by quiet hours?", Kind::Open),
             ("How do I cancel?", Kind::Open),
             ("How can I pause my plan?", Kind::Open),
             ("How tightly should the dependency be versioned?", Kind::Open),
