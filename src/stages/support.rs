@@ -392,6 +392,41 @@ pub fn contradicted(claim: &str, passage: &str, given: &dyn Fn(&text::Quantity) 
         })
         .or_else(|| swapped_literals(claim, passage))
         .or_else(|| borrowed_literal(claim, passage))
+        .or_else(|| reordered(claim, passage))
+}
+
+/// A sequence a claim puts in another order than the source: the claim's
+/// clause that says "first" and the source's share their relation ("are
+/// compared first", "first the epoch … is compared"), yet the claim puts
+/// first a thing the source names only later in that sentence, and names
+/// later the thing the source puts first.
+fn reordered(claim: &str, passage: &str) -> Option<String> {
+    let says_first = |clause: &str| text::lower_words(clause).iter().any(|w| w == "first");
+    // Each clause saying "first", with its terms, and the terms of its sentence's later clauses.
+    let sequences = |text: &'_ str| -> Vec<(Vec<String>, Vec<String>)> {
+        text::sentences(text)
+            .into_iter()
+            .flat_map(|sentence| {
+                let clauses = text::clauses(sentence);
+                (0..clauses.len())
+                    .filter(|&i| says_first(clauses[i]))
+                    .map(|i| {
+                        let own = content_terms(clauses[i]).into_iter().filter(|t| !text::same_word(t, "first")).collect();
+                        (own, clauses[i + 1..].iter().flat_map(|c| content_terms(c)).collect())
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let source = sequences(passage);
+    sequences(claim).into_iter().find_map(|(claimed_first, claimed_later)| {
+        source.iter().find_map(|(source_first, source_later)| {
+            let relation = claimed_first.iter().any(|t| source_first.contains(t));
+            let moved_up = claimed_first.iter().find(|t| !source_first.contains(t) && source_later.contains(t))?;
+            let moved_down = source_first.iter().find(|t| !claimed_first.contains(t) && claimed_later.contains(t))?;
+            relation.then(|| format!("puts {moved_up} first where the source puts {moved_down} first"))
+        })
+    })
 }
 
 /// A literal value a claim takes from a parallel clause of the source: the
@@ -1227,6 +1262,15 @@ mod tests {
         let swapped = check("The `.changes` must still list the tarball in its `Files` field, but the `.dsc` should leave it out.", &[], &source);
         assert!(swapped.score <= CONTRADICTION_CAP && swapped.caps.iter().any(|c| c.contains("swaps")), "{swapped:?}");
         assert_eq!(check("The `.dsc` still lists the tarball in its `Files` field, but the `.changes` leaves it out.", &[], &source).score, 1.0);
+    }
+
+    #[test]
+    fn a_sequence_in_another_order_is_contradicted() {
+        let source = [hit("renewals-02", "When two requests collide, first the priorities are compared, then the arrival times if the priorities are equal.")];
+        let reordered = check("The arrival times are compared first; if they are equal the priorities decide.", &[], &source);
+        assert!(reordered.score <= CONTRADICTION_CAP && reordered.caps.iter().any(|c| c.contains("first where the source puts")), "{reordered:?}");
+        let kept = check("The priorities are compared first, and the arrival times break a tie.", &[], &source);
+        assert!(kept.caps.iter().all(|c| !c.contains("first where")), "{kept:?}");
     }
 
     /// A claim that restates one case's sentence with the value of a parallel sentence about another case changes a fact.
