@@ -97,7 +97,11 @@ pub fn extract(ask: &Ask, focus: &Focus, hits: &[Hit], max_sentences: usize) -> 
                 (focus.coverage(&with) - base, names_gained + usize::from(states), c)
             })
             .filter(|(gain, gained, _)| *gain > MIN_EXTRA_GAIN || *gained > 0)
-            .max_by(|a, b| a.1.cmp(&b.1).then(a.0.total_cmp(&b.0)).then(b.2.key().cmp(&a.2.key())));
+            // On a tie, a sentence that continues the anchor's passage before one from another.
+            .max_by(|a, b| {
+                let continues = |c: &Candidate| c.passage_id == anchor.passage_id;
+                a.1.cmp(&b.1).then(a.0.total_cmp(&b.0)).then(continues(a.2).cmp(&continues(b.2))).then(b.2.key().cmp(&a.2.key()))
+            });
         let Some((_, _, candidate)) = best else { break };
         chosen.push(candidate);
         // A sentence opening with a pronoun comes with the sentence it points back to.
@@ -156,10 +160,14 @@ fn linked(ask: &Ask, focus: &Focus, chosen: &[&Candidate], candidate: &Candidate
         return true;
     }
     let anchor = chosen[0];
-    anchor.names.is_empty()
-        && ask.options.is_empty()
-        && anchor.passage_id == candidate.passage_id
-        && candidate.terms.iter().any(|t| anchor.terms.contains(t) && focus.is_salient(t))
+    if !ask.options.is_empty() || anchor.passage_id != candidate.passage_id {
+        return false;
+    }
+    // The next sentence, naming no other subject, continues the anchor's when it takes up one of its
+    // words ("… a free member social … Each member may bring 1 guest to the monthly member social.").
+    let next = candidate.position == anchor.position + 1 && candidate.names.iter().all(|n| anchor.names.contains(n));
+    let salient = |t: &String| focus.is_salient(t) || (next && !text::stopwords::is_stopword(t));
+    (anchor.names.is_empty() || next) && candidate.terms.iter().any(|t| anchor.terms.contains(t) && salient(t))
 }
 
 /// The answer text: the quotes in order.
@@ -243,6 +251,17 @@ mod tests {
         assert_eq!(quotes.len(), 1, "{quotes:?}");
         let quotes = extract_for(question, &[hit("films-1", &format!("{first} {second}"))]);
         assert_eq!(quotes.len(), 2, "{quotes:?}");
+    }
+
+    /// The anchor's next sentence continues its subject, before a rule of another passage that names the same place.
+    #[test]
+    fn the_next_sentence_continues_the_anchors_subject() {
+        let hits = [
+            hit("visits-1", "Each member may bring up to 3 friends to Larkport Library on weekdays."),
+            hit("events-1", "Larkport Library runs a poetry evening for members on Mondays. Each member may bring 1 friend along."),
+        ];
+        let quotes = compose(&extract_for("Can I bring my partner to the poetry evening on Mondays?", &hits));
+        assert!(quotes.contains("1 friend") && !quotes.contains("3 friends"), "{quotes}");
     }
 
     #[test]
