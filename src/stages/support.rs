@@ -166,10 +166,13 @@ pub fn sanity(claim: &str, passage: &str, context: &Context<'_>, score: f64) -> 
     let source_quantities = text::quantities(passage);
     let derived = shown_work(&source_quantities, context);
     let given_values = literal::given_values(context.question);
+    // The month the asker's date reaches after a period the source states ("notice on March 10th" and "30 days").
+    let reached = text::months_after(&text::quantities(context.question), &source_quantities);
     let missing: Vec<String> = text::quantities(claim)
         .into_iter()
         .filter(|q| !source_quantities.iter().any(|s| q.agrees_with(s) && counts_alike(claim, q, passage, s)))
         .filter(|q| !derived.iter().any(|d| (d - q.value).abs() < 1e-9))
+        .filter(|q| !(q.unit == text::Unit::Month && reached.contains(&q.value)))
         .filter(|q| !q.is_counted_in_words())
         // The asker's own numbers ("with 8 employees, …", the "2.4" of their `libfrob-2.4.so`) are given, not claimed.
         .filter(|q| !context.asked.iter().any(|a| q.agrees_with(a)) && !literal::piece_of(&q.written, &given_values))

@@ -21,7 +21,7 @@ use std::borrow::Cow;
 use rust_stemmers::{Algorithm, Stemmer};
 
 pub use names::names;
-pub use numbers::{periods, quantities, Quantity, Unit};
+pub use numbers::{months_after, periods, quantities, Quantity, Unit};
 use stopwords::is_stopword;
 
 /// The version of the tokenizer and the reference patterns: what indexing

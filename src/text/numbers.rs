@@ -243,6 +243,40 @@ fn read_at(tokens: &[Token], i: usize) -> Option<(Quantity, usize)> {
     Some((Quantity { value, unit, written }, used))
 }
 
+/// The months a date reaches after each duration: "March 10" and "30 days"
+/// reach April (a calendar without leap days; weeks and months count as
+/// such). `dates` are the texts' quantities in order, a date being a month
+/// beside a day of it ("March 10th", "10 March"); `durations` the measures
+/// of time to add. What a reader works out from the asker's date and a
+/// notice period the passage states is the passage's month, not one it
+/// never wrote.
+pub fn months_after(dates: &[Quantity], durations: &[Quantity]) -> Vec<f64> {
+    const DAYS: [f64; 12] = [31.0, 28.0, 31.0, 30.0, 31.0, 30.0, 31.0, 31.0, 30.0, 31.0, 30.0, 31.0];
+    let is_day = |q: &Quantity| matches!(q.unit, Unit::Plain | Unit::Ordinal) && q.value.fract() == 0.0 && (1.0..=31.0).contains(&q.value);
+    let starts = dates.windows(2).filter_map(|pair| match pair {
+        [m, d] | [d, m] if m.unit == Unit::Month && is_day(d) => Some((m.value as usize - 1, d.value)),
+        _ => None,
+    });
+    let mut months = Vec::new();
+    for (month, day) in starts {
+        for q in durations {
+            let (mut month, mut day) = (month, day);
+            match q.unit {
+                Unit::Measure("month") => month += q.value as usize,
+                Unit::Measure("week") => day += 7.0 * q.value,
+                Unit::Measure("day") => day += q.value,
+                _ => continue,
+            }
+            while day > DAYS[month % 12] {
+                day -= DAYS[month % 12];
+                month += 1;
+            }
+            months.push((month % 12 + 1) as f64);
+        }
+    }
+    months
+}
+
 /// The calendar and billing periods English names by a word: the hour, the
 /// day, the week, the month, the quarter and the year, each with its
 /// adverb and adjective ("monthly", "annually", "annual", "yearly").
@@ -449,6 +483,14 @@ mod tests {
         assert_eq!(values("Can you close it without warning me first?"), []);
         assert_eq!(values("The target calls dpkg-gencontrol first, then copies the files."), []);
         assert_eq!(values("Rent is due on the first."), [(1.0, Unit::Ordinal)]);
+    }
+
+    #[test]
+    fn a_date_and_a_duration_reach_a_month() {
+        let dates = quantities("I give notice on March 10th, or on 28 December.");
+        assert_eq!(months_after(&dates, &quantities("30 days' notice")), [4.0, 1.0]);
+        assert_eq!(months_after(&dates, &quantities("2 weeks or 3 months")), [3.0, 6.0, 1.0, 3.0]);
+        assert!(months_after(&quantities("in March"), &quantities("30 days")).is_empty(), "a month without a day is no date");
     }
 
     /// "5 per month" counts five a month; it lasts no five months.

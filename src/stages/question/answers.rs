@@ -451,7 +451,8 @@ impl Ask {
     fn unanswered(&self, stated: &[Quantity]) -> Vec<String> {
         self.quantities
             .iter()
-            .filter(|asked| !stated.iter().any(|s| s.unit == asked.unit || (asked.unit == Unit::Plain && s.unit == Unit::Plain)))
+            // A day of the month is written either way: "March 10th", "10 March".
+            .filter(|asked| !stated.iter().any(|s| s.unit == asked.unit || (day_like(asked) && day_like(s))))
             .map(|q| q.written.clone())
             .collect()
     }
@@ -660,6 +661,11 @@ fn only_values(text: &str) -> Vec<Quantity> {
 }
 
 /// A time of day, or a bare number that may be one ("at 10").
+/// A bare number or an ordinal: either may write a count or a day of the month.
+fn day_like(q: &Quantity) -> bool {
+    matches!(q.unit, Unit::Plain | Unit::Ordinal)
+}
+
 fn is_clock_like(q: &Quantity) -> bool {
     matches!(q.unit, Unit::Clock | Unit::Plain)
 }
