@@ -218,7 +218,7 @@ fn read_at(tokens: &[Token], i: usize) -> Option<(Quantity, usize)> {
         None if lower == "single" && i.checked_sub(1).is_some_and(|b| tokens[b].lower == "a" && !tokens[b].closes) => (1.0, Unit::Plain, 1),
         None => number_words(tokens, i)?,
     };
-    if lower == "one" && used == 1 && is_pronoun_one(tokens, i) {
+    if lower == "one" && used == 1 && (is_pronoun_one(tokens, i) || is_article_one(tokens, i)) {
         return None;
     }
     let open = |used: usize| !tokens[i + used - 1].closes;
@@ -300,6 +300,17 @@ pub fn periods(text: &str) -> Vec<&'static str> {
         }
     }
     found
+}
+
+/// "One" as an indefinite article, not a count: after a preposition of
+/// place or purpose and before a word that is no unit ("declared *in one*
+/// command", "*for one* operating system"), where "a" would say the same.
+/// A count there takes a unit ("for one month") or a limit ("up to one").
+fn is_article_one(tokens: &[Token], i: usize) -> bool {
+    const PREPOSITIONS: &[&str] = &["in", "for", "on", "under", "across"];
+    let before = i.checked_sub(1).filter(|&b| !tokens[b].closes).map(|b| tokens[b].lower.as_str());
+    let noun = tokens.get(i + 1).is_some_and(|t| t.lower.chars().all(char::is_alphabetic) && !is_stopword(&t.lower) && measure(&t.lower).is_none() && lookup(CURRENCY_WORDS, &t.lower).is_none());
+    before.is_some_and(|b| PREPOSITIONS.contains(&b)) && noun && !tokens[i].closes
 }
 
 /// "One" as a pronoun, not a count: after a determiner ("like one", "no
@@ -483,6 +494,13 @@ mod tests {
         assert_eq!(values("Can you close it without warning me first?"), []);
         assert_eq!(values("The target calls dpkg-gencontrol first, then copies the files."), []);
         assert_eq!(values("Rent is due on the first."), [(1.0, Unit::Ordinal)]);
+    }
+
+    #[test]
+    fn one_after_a_preposition_is_an_article() {
+        assert!(values("Declare several variables in one command, for one operating system.").is_empty());
+        // A count: with a unit, or after a limit; "in one." is a pronoun.
+        assert_eq!(values("It lasts for one month, up to one guest, in one."), [(1.0, Unit::Measure("month")), (1.0, Unit::Plain)]);
     }
 
     #[test]
