@@ -173,7 +173,6 @@ pub fn sanity(claim: &str, passage: &str, context: &Context<'_>, score: f64) -> 
         .filter(|q| !source_quantities.iter().any(|s| q.agrees_with(s) && counts_alike(claim, q, passage, s)))
         .filter(|q| !derived.iter().any(|d| (d - q.value).abs() < 1e-9))
         .filter(|q| !(q.unit == text::Unit::Month && reached.contains(&q.value)))
-        .filter(|q| !q.is_counted_in_words())
         // The asker's own numbers ("with 8 employees, …", the "2.4" of their `libfrob-2.4.so`) are given, not claimed.
         .filter(|q| !context.asked.iter().any(|a| q.agrees_with(a)) && !literal::piece_of(&q.written, &given_values))
         .map(|q| q.written)

@@ -60,15 +60,6 @@ impl Quantity {
         same_value && (self.unit == Unit::Plain || self.unit == other.unit || (loose(self.unit) && loose(other.unit)))
     }
 
-    /// A small count written as a word ("the two ways", "three forms"): the
-    /// way a writer counts the items a source lists, so its absence from the
-    /// source is no fabrication (a source that states another count for the
-    /// same thing still contradicts it). "One" and "single" are left out:
-    /// they are also what a changed answer says in place of a listed count.
-    pub fn is_counted_in_words(&self) -> bool {
-        self.unit == Unit::Plain && (2.0..=10.0).contains(&self.value) && self.written.chars().all(char::is_alphabetic)
-    }
-
     /// A year: a bare whole number from 1000 to 2999.
     pub fn is_year(&self) -> bool {
         self.unit == Unit::Plain && self.value.fract() == 0.0 && (1000.0..3000.0).contains(&self.value) && self.written.len() == 4
@@ -85,8 +76,6 @@ const SCALES: &[(&str, u64)] =
     &[("hundred", 100), ("thousand", 1_000), ("million", 1_000_000), ("billion", 1_000_000_000), ("trillion", 1_000_000_000_000)];
 /// English's object pronouns ("tell *me* first").
 const OBJECT_PRONOUNS: &[&str] = &["me", "us", "you", "him", "her", "it", "them"];
-/// Determiners the stop list leaves out, before which an ordinal names a place in a sequence ("*every* third").
-const DETERMINERS: &[&str] = &["every", "next", "last"];
 
 const ORDINALS: &[(&str, u64)] = &[
     ("first", 1), ("second", 2), ("third", 3), ("fourth", 4), ("fifth", 5), ("sixth", 6), ("seventh", 7),
@@ -198,15 +187,9 @@ fn read_at(tokens: &[Token], i: usize) -> Option<(Quantity, usize)> {
         return None;
     }
     if let Some(n) = lookup(ORDINALS, lower) {
-        // An ordinal that ends its clause after an object pronoun is an adverb of order ("warn me
-        // first"), and so is "first" after any object, not after a determiner or a preposition
-        // ("calls dpkg-gencontrol first,"), where "the first." names a place in a sequence.
+        // After an object pronoun, an ordinal that ends its clause is an adverb of order ("warn me first").
         let last = token.closes || i + 1 == tokens.len();
-        let after_object = i.checked_sub(1).is_some_and(|b| {
-            let before = tokens[b].lower.as_str();
-            let object = OBJECT_PRONOUNS.contains(&before) || (lower == "first" && !(is_stopword(before) || DETERMINERS.contains(&before)));
-            !tokens[b].closes && object
-        });
+        let after_object = i.checked_sub(1).is_some_and(|b| !tokens[b].closes && OBJECT_PRONOUNS.contains(&tokens[b].lower.as_str()));
         if last && after_object {
             return None;
         }
@@ -492,8 +475,6 @@ mod tests {
         assert_eq!(values("on the first Monday of August"), [(1.0, Unit::Ordinal), (1.0, Unit::Weekday), (8.0, Unit::Month)]);
         assert_eq!(values("She finished third."), [(3.0, Unit::Ordinal)]);
         assert_eq!(values("Can you close it without warning me first?"), []);
-        assert_eq!(values("The target calls dpkg-gencontrol first, then copies the files."), []);
-        assert_eq!(values("Rent is due on the first."), [(1.0, Unit::Ordinal)]);
     }
 
     #[test]

@@ -922,6 +922,17 @@ mod tests {
         assert_eq!(own_words(asked, answer, cited), Err(Miss::Quantities(vec!["2 days".into()])));
     }
 
+    /// The order the asker tells ("… calls it first, then …") is theirs, not a number to state.
+    #[test]
+    fn the_askers_order_is_not_asked() {
+        let cited = "The indexer must run after the files are copied, because it reads them.";
+        let answer = "The indexer must run after the files are copied, because it reads them.";
+        let told = "My script runs the indexer first, then copies the files. Why is that order wrong?";
+        assert!(own_words(told, answer, cited).is_ok(), "{:?}", own_words(told, answer, cited));
+        let asked = "Which step runs first?";
+        assert!(ask(asked).quantities.iter().any(|q| q.written == "first"), "a question asking the order asks it");
+    }
+
     /// "Can I do that …?" asks the proposition of the statement before it:
     /// without a yes or a no, the answer speaks of it, not only of the plan.
     #[test]

@@ -690,10 +690,31 @@ pub(super) fn conjuncts(question: &str, names: &[String]) -> Vec<String> {
 /// desk": after an indefinite article an ordinal means "another", not a rank.
 pub(super) fn asked_quantities(question: &str) -> Vec<Quantity> {
     let lower = question.to_lowercase();
+    // (Only in a statement before the clause that asks: "which step runs first?" asks the order.)
+    let told = question.split(asking_clause(question)).next().unwrap_or("");
+    let adverb = tells_order(told);
     text::quantities(question)
         .into_iter()
         .filter(|q| q.unit != text::Unit::Ordinal || !(lower.contains(&format!("a {}", q.written.to_lowercase())) || lower.contains(&format!("an {}", q.written.to_lowercase()))))
+        .filter(|q| !(adverb && q.unit == text::Unit::Ordinal && q.written.eq_ignore_ascii_case("first")))
         .collect()
+}
+
+/// The asker tells the order they do things in: "first" ends a clause after
+/// a verb's object, not after a determiner ("the target calls
+/// `dpkg-gencontrol` *first*, then …", where "due on the first" names a day).
+/// That is their account, not a number the answer must state.
+fn tells_order(question: &str) -> bool {
+    let words: Vec<&str> = question.split_whitespace().collect();
+    words.windows(2).any(|pair| {
+        let before = pair[0].trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+        let closes = pair[1].ends_with([',', '.', ';', ':', '?', '!']);
+        pair[1].trim_end_matches([',', '.', ';', ':', '?', '!']).eq_ignore_ascii_case("first")
+            && closes
+            && !pair[0].ends_with([',', '.', ';', ':'])
+            && !text::stopwords::is_stopword(&before)
+            && !matches!(before.as_str(), "every" | "next" | "last")
+    })
 }
 
 /// The words of an asking clause before its first subordinate clause.
