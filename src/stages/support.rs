@@ -167,7 +167,7 @@ pub fn sanity(claim: &str, passage: &str, context: &Context<'_>, score: f64) -> 
     let derived = shown_work(&source_quantities, context);
     let given_values = literal::given_values(context.question);
     // The month the asker's date reaches after a period the source states ("notice on March 10th" and "30 days").
-    let reached = text::months_after(&text::quantities(context.question), &source_quantities);
+    let reached = text::months_after(context.asked, &source_quantities);
     let missing: Vec<String> = text::quantities(claim)
         .into_iter()
         .filter(|q| !source_quantities.iter().any(|s| q.agrees_with(s) && counts_alike(claim, q, passage, s)))

@@ -660,12 +660,12 @@ fn only_values(text: &str) -> Vec<Quantity> {
         .collect()
 }
 
-/// A time of day, or a bare number that may be one ("at 10").
 /// A bare number or an ordinal: either may write a count or a day of the month.
 fn day_like(q: &Quantity) -> bool {
     matches!(q.unit, Unit::Plain | Unit::Ordinal)
 }
 
+/// A time of day, or a bare number that may be one ("at 10").
 fn is_clock_like(q: &Quantity) -> bool {
     matches!(q.unit, Unit::Clock | Unit::Plain)
 }
