@@ -32,7 +32,10 @@ const BILLWREN_BARS: (f64, f64) = (0.40, 0.40);
 /// written and after the rules of wave 3: the bars sit under today's numbers.
 /// Each dev split grew by 12 cases (`natb-*`), written before the rules after
 /// them; the local engine answers 2 of each, so the dev bars sit lower.
-const HARBOR_NATURAL_BARS: (f64, f64) = (0.25, 0.35);
+/// Each grew again by 12 fresh cases (`natd-*`, 6 dev and 6 test) at stop 43,
+/// of which the local engine answers 1 of Harbor's test six: its test bar sits
+/// under the 32% measured then.
+const HARBOR_NATURAL_BARS: (f64, f64) = (0.25, 0.30);
 const BILLWREN_NATURAL_BARS: (f64, f64) = (0.25, 0.20);
 
 #[derive(Deserialize)]
