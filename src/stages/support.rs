@@ -876,7 +876,8 @@ fn paired_in_a_window(claim: &str, claim_names: &[String], known_names: &[String
     let clauses = text::clauses_of(claim);
     // A clause opening with a pronoun ("…; they come with the Growth plan") speaks of what the clause before it does.
     let antecedents = clauses.iter().enumerate().map(|(i, c)| i.checked_sub(1).filter(|_| opens_with_back_reference(c)).map(|b| clauses[b]));
-    clauses.iter().zip(antecedents).flat_map(|(c, before)| value_conjuncts(c).into_iter().map(move |part| (part, before))).all(|(clause, before)| {
+    let parts = clauses.iter().zip(antecedents).flat_map(|(c, before)| value_conjuncts(c).into_iter().map(move |part| (part, before)));
+    parts.flat_map(|(part, before)| relation_conjuncts(part, claim_names).into_iter().map(move |p| (p, before))).all(|(clause, before)| {
         let clause_names: Vec<&String> = claim_names.iter().filter(|n| names::phrase_in(clause, n)).collect();
         if clause_names.is_empty() {
             return true;
@@ -923,6 +924,29 @@ fn value_conjuncts(clause: &str) -> Vec<&str> {
     let (mut out, mut start) = (Vec::new(), 0);
     for (at, next) in parts {
         if at > start && !text::quantities(&clause[start..at]).is_empty() {
+            out.push(clause[start..at].trim());
+            start = next;
+        }
+    }
+    out.push(clause[start..].trim());
+    out
+}
+
+/// A clause's coordinated relations, each one of its own: "`Optional` is the
+/// old name for `Suggests` and `Class` the old name for `Priority`" relates
+/// two pairs of names, which the source may state in two sentences. It is
+/// split before a coordinator when the phrases on both sides each name two
+/// or more of the claim's names; "`Depends` and `Recommends` name packages"
+/// stays one relation.
+fn relation_conjuncts<'c>(clause: &'c str, claim_names: &[String]) -> Vec<&'c str> {
+    let named = |phrase: &str| claim_names.iter().filter(|n| names::phrase_in(phrase, n)).count();
+    let lower = clause.to_lowercase();
+    let (mut out, mut start) = (Vec::new(), 0);
+    let mut markers: Vec<(usize, usize)> =
+        COORDINATORS.iter().flat_map(|w| lower.match_indices(&format!(" {w} ")).map(|(at, m)| (at, at + m.len())).collect::<Vec<_>>()).collect();
+    markers.sort();
+    for (at, next) in markers {
+        if at > start && named(&clause[start..at]) >= 2 && named(&clause[next..]) >= 2 {
             out.push(clause[start..at].trim());
             start = next;
         }
@@ -1308,6 +1332,24 @@ mod tests {
         assert!(swapped.score <= PAIRING_CAP, "{swapped:?}");
         assert!(!runs_on("Members must clear desks daily.", "The Quiet Zone is silent."));
         assert!(runs_on("Dogs are allowed on Fridays.", "They must be kept on a leash."));
+    }
+
+    /// "A is B and C is D" relates two pairs of names: each pair is stated by
+    /// its own sentence, and a swapped pair is still capped.
+    #[test]
+    fn coordinated_relations_are_checked_one_by_one() {
+        let names = |text: &str| text::names(text);
+        assert_eq!(
+            relation_conjuncts("`Locker` is the old name for `Storage` and `Booth` the old name for `Pod`", &names("`Locker` is the old name for `Storage` and `Booth` the old name for `Pod`.")),
+            ["`Locker` is the old name for `Storage`", "`Booth` the old name for `Pod`"]
+        );
+        let one = "The Flex Desk and Dedicated Desk plans include Wi-Fi";
+        assert_eq!(relation_conjuncts(one, &names(one)), [one], "one relation of three names");
+        let glossary = [hit("terms-04", "**`Locker`**\n\nOld name for `Storage`.\n\n**`Booth`**\n\nOld name for `Pod`.\n\n**`Cubby`**\n\nOld name for `Shelf`.")];
+        let right = check("`Locker` is the old name for `Storage` and `Booth` is the old name for `Pod`.", &[], &glossary);
+        assert!(right.caps.is_empty(), "{right:?}");
+        let swapped = check("`Locker` is the old name for `Shelf` and `Booth` is the old name for `Pod`.", &[], &glossary);
+        assert!(swapped.score <= PAIRING_CAP, "{swapped:?}");
     }
 
     /// A clause opening with a pronoun speaks of what the clause before it

@@ -205,6 +205,9 @@ pub fn sentences(text: &str) -> Vec<&str> {
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     for (i, &(at, c)) in chars.iter().enumerate() {
         if c == '\n' && chars[i + 1..].iter().map(|&(_, c)| c).take_while(|c| c.is_whitespace()).any(|c| c == '\n') {
+            if is_emphasized_term(&text[start..at]) {
+                continue;
+            }
             push_trimmed(&mut out, &text[start..at]);
             start = at;
             continue;
@@ -233,6 +236,20 @@ pub fn sentences(text: &str) -> Vec<&str> {
     }
     push_trimmed(&mut out, &text[start..]);
     out
+}
+
+/// A paragraph that is only an emphasized term ("**`Optional`**") heads the
+/// paragraph after it, as a definition list's term does: the two are one
+/// statement ("`Optional`: old name for `Suggests`.").
+fn is_emphasized_term(paragraph: &str) -> bool {
+    let paragraph = paragraph.trim();
+    ["**", "__", "*", "_"].iter().any(|mark| {
+        paragraph.len() > 2 * mark.len()
+            && paragraph.starts_with(mark)
+            && paragraph.ends_with(mark)
+            && !paragraph[mark.len()..].starts_with(char::is_whitespace)
+            && !paragraph.contains('\n')
+    })
 }
 
 /// A sentence that is an item of a list: it opens with its number ("1.",
@@ -531,6 +548,12 @@ mod tests {
             sentences("The file has three fields; namely:\n\n1. Minute\n\n2. Username\n\nRanges are allowed."),
             ["The file has three fields; namely:", "1. Minute", "2. Username", "Ranges are allowed."]
         );
+        // A definition list's term heads its definition; a bullet does not join the next item.
+        assert_eq!(
+            sentences("**`Optional`**\n\nOld name for `Suggests`.\n\n**`Class`**\n\nOld name for `Priority`."),
+            ["**`Optional`**\n\nOld name for `Suggests`.", "**`Class`**\n\nOld name for `Priority`."]
+        );
+        assert_eq!(sentences("* one\n\n* two"), ["* one", "* two"]);
     }
 
     #[test]

@@ -47,7 +47,7 @@ pub fn names(text: &str) -> Vec<String> {
             tokens.remove(0);
         }
         let mut run: Vec<&str> = Vec::new();
-        let mut run_start = 0;
+        let mut run_opens_sentence = false;
         let mut i = 0;
         while i < tokens.len() {
             let raw = tokens[i];
@@ -55,7 +55,9 @@ pub fn names(text: &str) -> Vec<String> {
             let ends = raw.ends_with([',', '.', ';', ':', '!', '?', ')', '"', '\u{201d}']);
             if is_name_word(word) {
                 if run.is_empty() {
-                    run_start = i;
+                    // A word set in code marks is a literal name wherever it stands ("`Optional` is …"),
+                    // not capitalized for opening the sentence.
+                    run_opens_sentence = i == 0 && !raw.starts_with('`');
                 }
                 run.push(word);
             } else {
@@ -68,14 +70,14 @@ pub fn names(text: &str) -> Vec<String> {
                     i += 1;
                     continue;
                 }
-                flush(&mut run, run_start, &mut found);
+                flush(&mut run, run_opens_sentence, &mut found);
             }
             if ends {
-                flush(&mut run, run_start, &mut found);
+                flush(&mut run, run_opens_sentence, &mut found);
             }
             i += 1;
         }
-        flush(&mut run, run_start, &mut found);
+        flush(&mut run, run_opens_sentence, &mut found);
     }
     found
 }
@@ -84,15 +86,15 @@ pub fn names(text: &str) -> Vec<String> {
 /// start of a sentence, they open a phrase, not a name ("Every MTA package").
 const DETERMINERS: &[&str] = &["every", "each", "all", "any", "some", "both", "either", "neither", "many", "most", "several", "another", "such", "no"];
 
-fn flush(run: &mut Vec<&str>, start: usize, found: &mut Vec<String>) {
-    let mut start = start;
+fn flush(run: &mut Vec<&str>, opens_sentence: bool, found: &mut Vec<String>) {
+    let mut opens_sentence = opens_sentence;
     while run.len() > 1 && DETERMINERS.contains(&run[0].to_lowercase().as_str()) {
         run.remove(0);
-        start += 1;
+        opens_sentence = false;
     }
     // A name must have words: initials and dotted abbreviations ("J.", "U.S.") alone are not one.
     let has_words = run.iter().any(|w| !super::terms(w).is_empty());
-    if has_words && (run.len() > 1 || (run.len() == 1 && start > 0)) {
+    if has_words && (run.len() > 1 || (run.len() == 1 && !opens_sentence)) {
         let name = run.join(" ");
         let name = name.strip_suffix("'s").or_else(|| name.strip_suffix("\u{2019}s")).unwrap_or(&name).to_string();
         if !found.contains(&name) {
@@ -192,6 +194,8 @@ mod tests {
         assert_eq!(names("Every MTA package must have it."), ["MTA"]);
         assert!(names("6. Username").is_empty(), "a numbered item opens as a sentence does");
         assert_eq!(names("7. Command to Harbor Commons"), ["Harbor Commons"]);
+        assert_eq!(names("`Locker` is the old name for `Storage`."), ["Locker", "Storage"], "a literal opening a sentence is a name");
+        assert!(names("Locker rules apply.").is_empty());
     }
 
     /// A lowercase swap of a known name is still a name.
