@@ -1062,6 +1062,13 @@ fn clause_binding<'n>(clause: &str, s: &text::Quantity, names: &'n [String]) -> 
         if !brought.is_empty() {
             return brought;
         }
+        // A source that writes the name in lowercase there ("three components of the policy version") binds
+        // the value to it all the same: the phrase after the value is what the value counts.
+        let phrase_terms = text::terms(&phrase);
+        let lowercase: Vec<&String> = names.iter().filter(|n| names::mentions(&phrase_terms, n)).collect();
+        if !lowercase.is_empty() {
+            return lowercase;
+        }
     }
     nearest_before(clause.get(..at).unwrap_or(""), names).into_iter().collect()
 }
@@ -1350,6 +1357,17 @@ mod tests {
         assert!(right.caps.is_empty(), "{right:?}");
         let swapped = check("`Locker` is the old name for `Shelf` and `Booth` is the old name for `Pod`.", &[], &glossary);
         assert!(swapped.score <= PAIRING_CAP, "{swapped:?}");
+    }
+
+    /// A value counts what the phrase after it names, though the source
+    /// writes that name in lowercase and another name later in the sentence.
+    #[test]
+    fn a_value_counts_the_phrase_after_it_in_any_case() {
+        let source = [hit("codes-02", "A room code has four parts. Only the first three parts of the room code are printed on the *Door-Sign* label.")];
+        let right = check("Only the first three parts of the Room code are printed on the `Door-Sign` label.", &[], &source);
+        assert!(right.caps.is_empty(), "{right:?}");
+        let other = check("Only the first three parts of the Door-Sign code are printed on the `Room` label.", &[], &source);
+        assert!(other.score <= PAIRING_CAP, "{other:?}");
     }
 
     /// A clause opening with a pronoun speaks of what the clause before it
