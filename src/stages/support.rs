@@ -299,7 +299,8 @@ fn reachable(target: f64, operands: &[f64], steps: usize) -> bool {
 /// words after it ("300 printed pages" meets "300 black-and-white pages"),
 /// or, when the source counts at a rate ("5 per month"), in its clause
 /// before it ("invoices are limited to 5 per month"). Numbers with a unit
-/// (money, time, percent) carry their noun in the unit.
+/// (money, time, percent) carry their noun in the unit, and a partitive
+/// ("two of the three") counts members of a set it does not name again.
 fn counts_alike(claim: &str, q: &text::Quantity, passage: &str, s: &text::Quantity) -> bool {
     if q.unit != text::Unit::Plain {
         return true;
@@ -313,7 +314,10 @@ fn counts_alike(claim: &str, q: &text::Quantity, passage: &str, s: &text::Quanti
             .match_indices(&written)
             .map(|(at, _)| {
                 let rest = &lower[at + written.len()..];
-                let after: Vec<String> = rest[..rest.find(MARKS).unwrap_or(rest.len())].split_whitespace().take(3).flat_map(text::terms).collect();
+                // A partitive ("two of the three", "2 of them") counts members of a set named before: no noun of its own.
+                let partitive = rest.trim_start().starts_with("of ");
+                let after: Vec<String> =
+                    rest[..rest.find(MARKS).unwrap_or(rest.len())].split_whitespace().take(3).filter(|_| !partitive).flat_map(text::terms).collect();
                 let head = &lower[..at];
                 let before = &head[head.rfind(MARKS).map_or(0, |m| m + 1)..];
                 let counted_at_rate = rate && rest.trim_start().starts_with("per ");
@@ -1478,6 +1482,15 @@ mod tests {
         // "a single day" is one day, and counts days only.
         assert!(check("A Day Pass gives access for one day.", &[], &source).caps.iter().all(|c| !c.contains("not in the source")));
         assert!(check("Each floor has 300 printed pages of quota.", &[], &source).caps.iter().all(|c| !c.contains("not in the source")));
+        // A partitive counts members of a set it does not name again.
+        let lending = [hit("equipment-04", "A member can borrow at most 2 tools at once.")];
+        let asked = text::quantities("Can I take all three tools out at once?");
+        let known = known_names(&lending);
+        let context = Context { known: &known, asked: &asked, ..Context::default() };
+        let right = "A member can borrow at most 2 tools at once, so pick two of the three.";
+        assert!(check_in(right, &[], &lending, &context).caps.is_empty());
+        let wrong = "A member can borrow at most 2 rooms at once, so pick two of the three.";
+        assert!(check_in(wrong, &[], &lending, &context).score <= QUANTITY_CAP, "two rooms are not two tools");
     }
 
     /// A value changed against the clause it restates contradicts it, though
