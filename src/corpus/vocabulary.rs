@@ -5,7 +5,8 @@
 //!
 //! ```json
 //! {"synonyms": {"hot desk": "Flex Desk", "money back": "refund"},
-//!  "references": {"numbered": ["rule"], "named": ["exhibit"], "pointers": ["as provided in"]}}
+//!  "references": {"numbered": ["rule"], "named": ["exhibit"], "pointers": ["as provided in"]},
+//!  "hosts": ["Harbor Commons"]}
 //! ```
 //!
 //! A synonym rewrites the question, never the documents: a question that says
@@ -36,6 +37,11 @@ pub struct Vocabulary {
     /// (`corpus::references`).
     #[serde(default, skip_serializing_if = "ReferenceWords::is_empty")]
     pub references: ReferenceWords,
+    /// The names the corpus's own publisher and service go by ("Billwren",
+    /// "Wrenfield Labs"): the party every passage speaks for, so a sentence
+    /// naming it is about the asked subject, not another one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<String>,
 }
 
 /// Words a corpus refers to its own parts with, beyond English's general ones
@@ -88,6 +94,9 @@ impl Vocabulary {
         if let Some(bad) = self.references.pointers.iter().find(|p| !(1..=4).contains(&p.split_whitespace().count())) {
             return Err(ApiError::BadRequest(format!("vocabulary pointer {bad:?} is not one to four words")));
         }
+        if let Some(bad) = self.hosts.iter().find(|h| text::terms(h).is_empty()) {
+            return Err(ApiError::BadRequest(format!("vocabulary host {bad:?} has no topic words")));
+        }
         Ok(())
     }
 
@@ -98,7 +107,7 @@ impl Vocabulary {
 
     /// SHA-256 of the canonical JSON, in hex; "none" for an empty vocabulary.
     pub fn hash(&self) -> String {
-        if self.synonyms.is_empty() && self.references.is_empty() {
+        if self.synonyms.is_empty() && self.references.is_empty() && self.hosts.is_empty() {
             return "none".into();
         }
         hex(&Sha256::digest(self.canonical().as_bytes())[..8])
@@ -194,6 +203,7 @@ mod tests {
         assert_eq!(Vocabulary::default().hash(), "none");
         let words = vocabulary(r#"{"references": {"numbered": ["rule"]}}"#);
         assert_ne!(words.hash(), "none", "reference words version the corpus");
+        assert_ne!(vocabulary(r#"{"hosts": ["Billwren"]}"#).hash(), "none", "hosts version the corpus");
         assert_eq!(a.canonical(), r#"{"synonyms":{"hot desk":"flex desk"}}"#, "no reference words, canonical JSON as before");
     }
 
@@ -205,5 +215,6 @@ mod tests {
         assert!(Vocabulary::parse(r#"{"references": {"numbered": ["two words"]}}"#).is_err());
         assert!(Vocabulary::parse(r#"{"references": {"pointers": [""]}}"#).is_err());
         assert!(Vocabulary::parse(r#"{"references": {"rules": []}}"#).is_err(), "unknown field");
+        assert!(Vocabulary::parse(r#"{"hosts": ["the"]}"#).is_err(), "a host with no topic words");
     }
 }

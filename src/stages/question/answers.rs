@@ -254,10 +254,12 @@ impl Ask {
         let restated = grounds.alignments.iter().filter(|(s, _)| s == sentence).flat_map(|(_, stretch)| text::clauses_of(stretch)).map(text::terms);
         let beside: Vec<Vec<String>> = restated.filter(|c| self.core_names.iter().any(|n| names::mentions(c, n))).collect();
         // A name the sentence compares with ("the same way as the Maintainer field"), adds in brackets
-        // ("(RFC822 format)") or gives as an illustration ("e.g. Jane Doe") is no subject of it.
+        // ("(RFC822 format)") or gives as an illustration ("e.g. Jane Doe") is no subject of it,
+        // and nor is the corpus's own host ("Billwren gives no refund for …").
+        let host = |n: &String| self.hosts.iter().any(|h| text::terms(n) == text::terms(h));
         names::named_in(&without_asides(sentence), grounds.known)
             .into_iter()
-            .filter(|n| !beside.iter().any(|c| names::mentions(c, n)))
+            .filter(|n| !beside.iter().any(|c| names::mentions(c, n)) && !host(n))
             .find(|n| text::terms(n).iter().all(|t| !asked.contains(t)))
     }
 
@@ -849,6 +851,30 @@ mod tests {
         }
         // Said of the other name itself, it is another subject.
         let other = own_words(question, "In the Maintainer field the name is written first, then the email address in angle brackets.", cited);
+        assert!(matches!(other, Err(Miss::OtherSubject(_))), "{other:?}");
+    }
+
+    /// The corpus's own host, named in its vocabulary, speaks for every
+    /// passage: a sentence naming it is about the question's subject. A name
+    /// the vocabulary does not list stays another subject.
+    #[test]
+    fn the_corpus_host_is_no_other_subject() {
+        let cited = "A downgrade from Growth to Starter takes effect at the end of the billing period, and Billwren gives no refund for the rest of that period. Extra Users are billed by the month.";
+        let question = "If I switch from Growth to Starter mid-month, do I get anything back?";
+        let read = |hosts: &[&str], answer: &str| {
+            let vocabulary = Vocabulary { hosts: hosts.iter().map(|h| h.to_string()).collect(), ..Vocabulary::default() };
+            let ask = Ask::parse(question, &vocabulary);
+            let focus = Focus::new(&ask.focus, &vec![1; ask.focus.len()], 40);
+            let known = crate::text::names(cited);
+            let alignments: Vec<(String, String)> = crate::text::sentences(answer).iter().map(|s| (s.to_string(), cited.to_string())).collect();
+            let used = crate::text::terms(cited);
+            ask.answers_in_own_words(&focus, answer, &Grounds { cited, windows: cited, known: &known, pairs: &[], alignments: &alignments, used: &used })
+        };
+        let answer = "No. Billwren gives no refund for the rest of that period.";
+        assert!(read(&["Billwren"], answer).is_ok(), "{:?}", read(&["Billwren"], answer));
+        assert!(matches!(read(&[], answer), Err(Miss::OtherSubject(_))), "{:?}", read(&[], answer));
+        // Listing the host lets no other name through.
+        let other = read(&["Billwren"], "No. Extra Users are billed by the month.");
         assert!(matches!(other, Err(Miss::OtherSubject(_))), "{other:?}");
     }
 

@@ -133,6 +133,9 @@ pub struct Ask {
     /// is there a *deadline*?"): part of the core, though the first part's
     /// predicate alone decides which clause answers the first.
     pub joined: Vec<String>,
+    /// The names of the corpus's own publisher and service (the
+    /// vocabulary's `hosts`): never another subject than the question's.
+    pub hosts: Vec<String>,
     /// The question as read, with the corpus's synonyms.
     pub text: String,
     /// The clause that asks, without a statement that sets the scene before
@@ -209,6 +212,7 @@ impl Ask {
             main_terms: main_terms(&words, &consumed_terms),
             joined,
             negated: text::negations(&main_clause(&words).join(" ")) > 0,
+            hosts: vocabulary.hosts.clone(),
             text: question.to_string(),
             asking: asked.to_string(),
             kind,
