@@ -75,8 +75,8 @@ impl Ask {
     /// more. The question's names are in the answer or in the passages its
     /// verified claims cite; it picks one alternative; it does not only point
     /// elsewhere; no sentence is about another subject (another name, or the
-    /// question's noun with another modifier); it answers the question's
-    /// numbers with numbers of their kind; a yes/no answer speaks of the
+    /// question's noun with another modifier); it answers the numbers of the
+    /// clause that asks with numbers of their kind; a yes/no answer speaks of the
     /// question's proposition; and a sentence of it states the asked kind of
     /// fact (read generously: a role or pronoun answers "who", a value answers
     /// "which … value"). Whether its words cover the question is the judge's
@@ -109,8 +109,11 @@ impl Ask {
         if let Some(other) = sentences.iter().find_map(|s| self.other_period(s).or_else(|| self.dropped_condition(s, answer, grounds))) {
             return Err(Miss::OtherCondition(other));
         }
+        // Numbers of a statement before the asking clause are given ("Given that each version has exactly one
+        // tarball, …"; "I slipped on a Sunday … How do I report it?"); those the clause asks with are the answer's to meet.
+        let asked: Vec<&Quantity> = self.quantities.iter().filter(|q| self.asking.contains(q.written.as_str())).collect();
         // The question's numbers are the answer's, or its evidence's ("the parts of two version numbers").
-        let unanswered = self.unanswered(&text::quantities(&format!("{answer}\n{}", grounds.cited)));
+        let unanswered: Vec<String> = self.unanswered(&text::quantities(&format!("{answer}\n{}", grounds.cited))).into_iter().filter(|w| asked.iter().any(|q| &q.written == w)).collect();
         if !unanswered.is_empty() && !matches!(self.kind, Kind::YesNo) {
             return Err(Miss::Quantities(unanswered));
         }
@@ -119,8 +122,6 @@ impl Ask {
         let answer_quantities = text::quantities(answer);
         let meets = |asked: &Quantity| answer_quantities.iter().any(|q| q.unit == asked.unit || (is_clock_like(asked) && is_clock_like(q)));
         let polar = self.kind == Kind::YesNo && self.alternatives.is_empty() && self.options.is_empty();
-        // Numbers of a statement before the asking clause are given ("Given that each version has exactly one tarball, …").
-        let asked: Vec<&Quantity> = self.quantities.iter().filter(|q| self.asking.contains(q.written.as_str())).collect();
         if polar && !asked.is_empty() && support::polarity(answer).is_none() && !asked.iter().any(|q| meets(q)) {
             return Err(Miss::Quantities(asked.iter().map(|q| q.written.clone()).collect()));
         }
@@ -852,6 +853,18 @@ mod tests {
         // Said of the other name itself, it is another subject.
         let other = own_words(question, "In the Maintainer field the name is written first, then the email address in angle brackets.", cited);
         assert!(matches!(other, Err(Miss::OtherSubject(_))), "{other:?}");
+    }
+
+    /// A number the asker tells before the clause that asks sets the scene;
+    /// one the asking clause states is the answer's to meet.
+    #[test]
+    fn a_number_of_the_scene_is_given() {
+        let cited = "Outside staffed hours, members report injuries through the incident form in the member app.";
+        let answer = "Outside staffed hours, you report injuries through the incident form in the member app.";
+        let told = own_words("I slipped in the corridor on a Sunday and hurt my wrist. How do I report the injury?", answer, cited);
+        assert!(told.is_ok(), "{told:?}");
+        let asked = own_words("How do I report an injury on a Sunday?", answer, cited);
+        assert_eq!(asked, Err(Miss::Quantities(vec!["Sunday".into()])));
     }
 
     /// The corpus's own host, named in its vocabulary, speaks for every
