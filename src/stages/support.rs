@@ -443,30 +443,28 @@ fn reordered(claim: &str, passage: &str) -> Option<String> {
 /// ("if … `foo` only adds HTML, … declare at most a `Suggests`"; "Otherwise,
 /// … declare at most a `Recommends`"), and the claim writes the other
 /// value and none of the restated sentence's, and two words of its case
-/// the other sentence lacks: the value of another case.
+/// the other sentence lacks: the value of another case. So does a value of
+/// the restated sentence's kind that another sentence of the passage writes
+/// (see [`same_kind`]).
 fn borrowed_literal(claim: &str, passage: &str) -> Option<String> {
-    // A text's words other than its values: what it says of them.
-    let said = |text: &str| {
-        let values: Vec<String> = code_values(text).iter().flat_map(|v| text::terms(v)).collect();
-        content_terms(text).into_iter().filter(|t| !values.contains(t)).collect::<Vec<_>>()
-    };
-    let (own, wanted) = (code_values(claim), said(claim));
+    let own = code_values(claim);
     let sentences = text::sentences(passage);
-    let shared = |s: &str| {
-        let terms = content_terms(s);
-        wanted.iter().filter(|t| terms.contains(t)).count()
-    };
-    let best = sentences.iter().map(|s| shared(s)).max().filter(|&n| n > 0 && 2 * n >= wanted.len())?;
-    let mut at_best = sentences.iter().filter(|s| shared(s) == best);
-    let (Some(restated), None) = (at_best.next(), at_best.next()) else { return None };
+    let restated = restated_sentence(claim, &sentences)?;
     if code_values(restated).iter().any(|v| own.contains(v)) {
         return None;
+    }
+    // A value of the restated sentence's own kind, written elsewhere in the passage ("`/var/spool/mail`"
+    // where the sentence restated says "The system-wide mail directory is `/var/mail`"), is moved in.
+    let elsewhere: Vec<String> = sentences.iter().filter(|s| **s != restated).flat_map(|s| code_values(s)).collect();
+    let moved = own.iter().filter(|v| elsewhere.contains(v)).find_map(|v| code_values(restated).into_iter().find(|r| same_kind(v, r)).map(|r| (v, r)));
+    if let Some((value, theirs)) = moved {
+        return Some(format!("says `{value}` where the sentence it restates says `{theirs}`"));
     }
     let theirs: Vec<(&str, Vec<String>)> = text::clauses_of(restated).into_iter().filter(|c| !code_values(c).is_empty()).map(|c| (c, said(c))).collect();
     // The restated sentence's words the claim says: its case, if another sentence lacks two of them.
     let claimed = content_terms(claim);
     let case: Vec<String> = content_terms(restated).into_iter().filter(|t| claimed.contains(t)).collect();
-    sentences.iter().filter(|s| *s != restated).find_map(|sentence| {
+    sentences.iter().filter(|s| **s != restated).find_map(|sentence| {
         let other_terms = content_terms(sentence);
         if case.iter().filter(|t| !other_terms.contains(t)).count() < 2 {
             return None;
@@ -516,6 +514,35 @@ fn swapped_literals(claim: &str, passage: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// A text's words other than its values: what it says of them.
+fn said(text: &str) -> Vec<String> {
+    let values: Vec<String> = code_values(text).iter().flat_map(|v| text::terms(v)).collect();
+    content_terms(text).into_iter().filter(|t| !values.contains(t)).collect()
+}
+
+/// The one sentence of `sentences` a claim restates: it shares more of the
+/// claim's words other than its values than any other, and at least half.
+fn restated_sentence<'a>(claim: &str, sentences: &[&'a str]) -> Option<&'a str> {
+    let wanted = said(claim);
+    let shared = |s: &str| {
+        let terms = content_terms(s);
+        wanted.iter().filter(|t| terms.contains(t)).count()
+    };
+    let best = sentences.iter().map(|s| shared(s)).max().filter(|&n| n > 0 && 2 * n >= wanted.len())?;
+    let mut at_best = sentences.iter().filter(|s| shared(s) == best);
+    match (at_best.next(), at_best.next()) {
+        (Some(only), None) => Some(only),
+        _ => None,
+    }
+}
+
+/// Two literal values of one kind: paths, or names, that share a part
+/// ("/var/mail" and "/var/spool/mail").
+fn same_kind(a: &str, b: &str) -> bool {
+    let parts = |v: &str| v.split(|c: char| !c.is_alphanumeric()).filter(|p| p.len() >= 3).map(str::to_string).collect::<Vec<_>>();
+    a != b && a.starts_with('/') == b.starts_with('/') && parts(a).iter().any(|p| parts(b).contains(p))
 }
 
 /// The code values of a text, lowercased, without their marks.
@@ -1322,6 +1349,19 @@ mod tests {
         assert!(borrowed.score <= CONTRADICTION_CAP && borrowed.caps.iter().any(|c| c.contains("`requires`")), "{borrowed:?}");
         assert_eq!(check("A service that only reads the spool should declare at most a `Wants` on the spool unit.", &[], &source).score, 1.0);
         assert_eq!(check("Any other service should declare at most a `Requires` on the spool unit.", &[], &source).score, 1.0);
+    }
+
+    /// A claim that restates a sentence with a value of its kind written
+    /// elsewhere in the passage moves that value in; the value where the
+    /// passage writes it is stated.
+    #[test]
+    fn a_value_moved_in_from_another_sentence_is_changed() {
+        let source = [hit("post-03", "The shared mail directory is `/srv/mail`. The old location `/srv/spool/mail` is deprecated.")];
+        let moved = check("Deliver into `/srv/spool/mail`, the shared mail directory.", &[], &source);
+        assert!(moved.score <= CONTRADICTION_CAP && moved.caps.iter().any(|c| c.contains("`/srv/mail`")), "{moved:?}");
+        let kept = check("Deliver into `/srv/mail`, the shared mail directory.", &[], &source);
+        assert!(kept.caps.is_empty(), "{kept:?}");
+        assert_eq!(check("The old location `/srv/spool/mail` is deprecated.", &[], &source).score, 1.0);
     }
 
     /// A flip is a flip even in a sentence that already negates something else.
