@@ -77,7 +77,8 @@ impl Ask {
     /// elsewhere; no sentence is about another subject (another name, or the
     /// question's noun with another modifier); it answers the numbers of the
     /// clause that asks with numbers of their kind; a yes/no answer speaks of the
-    /// question's proposition; and a sentence of it states the asked kind of
+    /// question's proposition, and of the statement an "Is that …?" points
+    /// back to; and a sentence of it states the asked kind of
     /// fact (read generously: a role or pronoun answers "who", a value answers
     /// "which … value"). Whether its words cover the question is the judge's
     /// call, not a word count's.
@@ -135,6 +136,17 @@ impl Ask {
         // Without a yes or a no, an answer to "… when the building is closed?" speaks of that case.
         if !particle && !self.condition.is_empty() && !self.condition.iter().any(|t| stated.contains(t)) {
             return Err(Miss::Kind(Kind::YesNo));
+        }
+        // "I need to scan receipts. Is *that* going to eat into my print allowance?" asks of what the scene
+        // tells: the answer speaks of it, by a word (one read by meaning is the model's to word) or, when
+        // the scene tells a number ("My son is 17 …"), by a number.
+        if let Some(told) = self.scene() {
+            let terms: Vec<String> = support::content_terms(told).into_iter().filter(|t| !focus.terms.iter().any(|f| &f.term == t && f.by_meaning)).collect();
+            let by_word = terms.iter().any(|t| stated.iter().any(|s| text::same_word(t, s)));
+            let by_number = !text::quantities(told).is_empty() && !answer_quantities.is_empty();
+            if !terms.is_empty() && !by_word && !by_number {
+                return Err(Miss::Kind(Kind::YesNo));
+            }
         }
         // "What happens to items nobody claims?" asks what the relation brings about: the answer speaks of it.
         // A head read by meaning ("is there a *deadline*") is the model's to word.
@@ -458,6 +470,16 @@ impl Ask {
             .filter(|asked| !stated.iter().any(|s| s.unit == asked.unit || (day_like(asked) && day_like(s))))
             .map(|q| q.written.clone())
             .collect()
+    }
+
+    /// The statement before a clause that asks of it with a demonstrative
+    /// ("My son is 17 … *Is that* allowed?"): what the clause's "that" or
+    /// "this" stands for. None for any other question.
+    fn scene(&self) -> Option<&str> {
+        let told = self.text.strip_suffix(self.asking.as_str())?;
+        let words = text::lower_words(&self.asking);
+        let demonstrative = words.len() > 1 && AUXILIARIES.contains(&words[0].as_str()) && matches!(words[1].as_str(), "that" | "this");
+        (!told.trim().is_empty() && demonstrative).then_some(told)
     }
 
     /// A name the question did not already state.
@@ -853,6 +875,20 @@ mod tests {
         // Said of the other name itself, it is another subject.
         let other = own_words(question, "In the Maintainer field the name is written first, then the email address in angle brackets.", cited);
         assert!(matches!(other, Err(Miss::OtherSubject(_))), "{other:?}");
+    }
+
+    /// "Is that …?" asks of the statement before it: an answer speaks of
+    /// what it tells, by a word or, for a number it tells, by a number.
+    #[test]
+    fn a_demonstrative_question_is_answered_about_its_scene() {
+        let cited = "Scanning on the printers is free and unlimited for members. Each colour page printed counts as 5 black-and-white pages against the monthly print quota.";
+        let question = "I need to scan a pile of receipts. Is that going to count against my print quota?";
+        let right = own_words(question, "No, scanning on the printers is free and unlimited for members.", cited);
+        assert!(right.is_ok(), "{right:?}");
+        let other = own_words(question, "Each colour page you print counts as 5 black-and-white pages against your monthly print quota.", cited);
+        assert_eq!(other, Err(Miss::Kind(Kind::YesNo)));
+        let age = own_words("My son is 17 and wants his own membership. Is that allowed?", "No, members have to be at least 18 years old.", "Members must be at least 18 years old.");
+        assert!(age.is_ok(), "{age:?}");
     }
 
     /// A number the asker tells before the clause that asks sets the scene;
