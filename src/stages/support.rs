@@ -172,6 +172,7 @@ pub fn sanity(claim: &str, passage: &str, context: &Context<'_>, score: f64) -> 
         .into_iter()
         .filter(|q| !source_quantities.iter().any(|s| q.agrees_with(s) && counts_alike(claim, q, passage, s)))
         .filter(|q| !derived.iter().any(|d| (d - q.value).abs() < 1e-9))
+        .filter(|q| !counts_its_list(claim, q))
         .filter(|q| !(q.unit == text::Unit::Month && reached.contains(&q.value)))
         // The asker's own numbers ("with 8 employees, …", the "2.4" of their `libfrob-2.4.so`) are given, not claimed.
         .filter(|q| !context.asked.iter().any(|a| q.agrees_with(a)) && !literal::piece_of(&q.written, &given_values))
@@ -251,6 +252,38 @@ pub fn shown_work(source: &[text::Quantity], context: &Context<'_>) -> Vec<f64> 
         }
         operands.extend(&derived[before..]);
     }
+}
+
+/// A count the claim shows by listing what it counts: "three forms: `any`,
+/// which matches every architecture, `os-any` …, and `any-cpu` …" (a list
+/// after a colon), "the two ways, shipping it … or managing it …, must not
+/// be mixed" (a list in apposition). Each item is the claim's to support;
+/// the count is its own arithmetic. Items are the list's comma-separated
+/// parts, the last one's "and" or "or" parts too; a part that opens with a
+/// relative pronoun describes the item before it.
+fn counts_its_list(claim: &str, q: &text::Quantity) -> bool {
+    let small_count = q.unit == text::Unit::Plain && q.value.fract() == 0.0 && (2.0..=12.0).contains(&q.value);
+    let lower = claim.to_lowercase();
+    let Some(at) = lower.find(&q.written.to_lowercase()).filter(|_| small_count) else { return false };
+    let rest = &lower[at + q.written.len()..];
+    let rest = &rest[..rest.find(';').unwrap_or(rest.len())];
+    let list = match (rest.find(':'), rest.find(',')) {
+        (Some(colon), comma) if comma.is_none_or(|c| colon < c) => rest[colon + 1..].trim_end_matches('.').to_string(),
+        (_, Some(comma)) => {
+            let after = &rest[comma + 1..];
+            after[..after.find(',').unwrap_or(after.len())].to_string()
+        }
+        _ => return false,
+    };
+    let parts: Vec<&str> = list.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
+    let relative = |p: &str| matches!(p.split_whitespace().next(), Some("which" | "who" | "that" | "where" | "whose"));
+    let mut items = parts.iter().filter(|p| !relative(p)).count();
+    // "A or B" and "A, B and C": the last part may join two items.
+    if let Some(last) = parts.iter().rev().find(|p| !relative(p)) {
+        let last = last.trim_start_matches("and ").trim_start_matches("or ");
+        items += [" and ", " or "].iter().map(|w| last.matches(w).count()).sum::<usize>();
+    }
+    items == q.value as usize
 }
 
 /// `target` is some combination of at least two of `operands` (each used
@@ -915,7 +948,8 @@ fn paired_in_a_window(claim: &str, claim_names: &[String], known_names: &[String
         }
         // A heading's name ("Uptime Commitment") names its whole passage: a value is bound to the names beside it.
         let candidates: Vec<String> = clause_names.iter().filter(|n| !names::phrase_in(heading, n)).map(|n| n.to_string()).collect();
-        let bound = text::quantities(clause).iter().all(|q| {
+        // (A count of the claim's own list is bound to nothing the source writes.)
+        let bound = text::quantities(clause).iter().filter(|q| !counts_its_list(claim, q)).all(|q| {
             // The claim binds its value as the source does (see [`clause_binding`]), or to the name nearest it.
             let mut claimed = clause_binding(clause, q, &candidates);
             if claimed.is_empty() {
@@ -1531,6 +1565,24 @@ mod tests {
         assert!(check_in(right, &[], &lending, &context).caps.is_empty());
         let wrong = "A member can borrow at most 2 rooms at once, so pick two of the three.";
         assert!(check_in(wrong, &[], &lending, &context).score <= QUANTITY_CAP, "two rooms are not two tools");
+    }
+
+    /// A count the claim shows by listing its items is the claim's own; a
+    /// count its list does not make is not stated.
+    #[test]
+    fn a_count_of_the_claims_own_list_is_shown() {
+        let source = [hit("wildcards-01", "Architecture wildcards are written as `any`, as `linux-any` or as `any-amd64`. Handling a file by hand and handling it by script must not be mixed.")];
+        let listed = check("There are three forms: `any`, which matches everything, `linux-any` and `any-amd64`.", &[], &source);
+        assert!(listed.caps.iter().all(|c| !c.contains("not in the source") && !c.contains("never appear together")), "{listed:?}");
+        let miscounted = check("There are four forms: `any`, which matches everything, `linux-any` and `any-amd64`.", &[], &source);
+        assert!(miscounted.score <= QUANTITY_CAP, "{miscounted:?}");
+        let apposed = check("The two ways, handling a file by hand or handling it by script, must not be mixed.", &[], &source);
+        assert!(apposed.caps.iter().all(|c| !c.contains("not in the source")), "{apposed:?}");
+        assert!(check("The three ways, handling a file by hand or handling it by script, must not be mixed.", &[], &source).score <= QUANTITY_CAP);
+        // Nor does the source bind the count to the name the claim counts for.
+        let plans = [hit("plans-03", "The Growth plan includes the Invoicing, Payroll and Reports add-ons.")];
+        let named = check("The Growth plan includes three add-ons: Invoicing, Payroll and Reports.", &[], &plans);
+        assert!(named.caps.is_empty(), "{named:?}");
     }
 
     /// A value changed against the clause it restates contradicts it, though
