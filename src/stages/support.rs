@@ -266,7 +266,8 @@ fn counts_its_list(claim: &str, q: &text::Quantity) -> bool {
     let lower = claim.to_lowercase();
     let Some(at) = lower.find(&q.written.to_lowercase()).filter(|_| small_count) else { return false };
     let rest = &lower[at + q.written.len()..];
-    let rest = &rest[..rest.find(';').unwrap_or(rest.len())];
+    // The list ends with its clause or its sentence (". ", not the dot of a ".dsc").
+    let rest = &rest[..[rest.find(';'), rest.find(". ")].into_iter().flatten().min().unwrap_or(rest.len())];
     let list = match (rest.find(':'), rest.find(',')) {
         (Some(colon), comma) if comma.is_none_or(|c| colon < c) => rest[colon + 1..].trim_end_matches('.').to_string(),
         (_, Some(comma)) => {
