@@ -976,20 +976,19 @@ const COORDINATORS: &[&str] = &["and", "plus", "or"];
 /// one statement).
 fn value_conjuncts(clause: &str) -> Vec<&str> {
     let opens_with_value = |text: &str| text.trim_start().starts_with(|c: char| c.is_ascii_digit() || matches!(c, '$' | '€' | '£'));
-    let mut parts = Vec::new();
+    split_at_coordinators(clause, |before, after| opens_with_value(after) && !text::quantities(before).is_empty())
+}
+
+/// `clause` split before each coordinator where `splits` holds of the
+/// phrase since the last split and the rest after the coordinator.
+fn split_at_coordinators(clause: &str, splits: impl Fn(&str, &str) -> bool) -> Vec<&str> {
     let lower = clause.to_lowercase();
-    for word in COORDINATORS {
-        let marker = format!(" {word} ");
-        for (at, _) in lower.match_indices(&marker) {
-            if opens_with_value(&clause[at + marker.len()..]) {
-                parts.push((at, at + marker.len()));
-            }
-        }
-    }
-    parts.sort();
+    let mut markers: Vec<(usize, usize)> =
+        COORDINATORS.iter().flat_map(|w| lower.match_indices(&format!(" {w} ")).map(|(at, m)| (at, at + m.len())).collect::<Vec<_>>()).collect();
+    markers.sort();
     let (mut out, mut start) = (Vec::new(), 0);
-    for (at, next) in parts {
-        if at > start && !text::quantities(&clause[start..at]).is_empty() {
+    for (at, next) in markers {
+        if at > start && splits(&clause[start..at], &clause[next..]) {
             out.push(clause[start..at].trim());
             start = next;
         }
@@ -1006,19 +1005,7 @@ fn value_conjuncts(clause: &str) -> Vec<&str> {
 /// stays one relation.
 fn relation_conjuncts<'c>(clause: &'c str, claim_names: &[String]) -> Vec<&'c str> {
     let named = |phrase: &str| claim_names.iter().filter(|n| names::phrase_in(phrase, n)).count();
-    let lower = clause.to_lowercase();
-    let (mut out, mut start) = (Vec::new(), 0);
-    let mut markers: Vec<(usize, usize)> =
-        COORDINATORS.iter().flat_map(|w| lower.match_indices(&format!(" {w} ")).map(|(at, m)| (at, at + m.len())).collect::<Vec<_>>()).collect();
-    markers.sort();
-    for (at, next) in markers {
-        if at > start && named(&clause[start..at]) >= 2 && named(&clause[next..]) >= 2 {
-            out.push(clause[start..at].trim());
-            start = next;
-        }
-    }
-    out.push(clause[start..].trim());
-    out
+    split_at_coordinators(clause, |before, after| named(before) >= 2 && named(after) >= 2)
 }
 
 /// A fronted phrase of place or context that the passage does not say the

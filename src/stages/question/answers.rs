@@ -823,7 +823,11 @@ mod tests {
 
     /// [`own_words`], with `elsewhere`: passages of the corpus not retrieved.
     fn own_words_beside(question: &str, answer: &str, cited: &str, elsewhere: &str) -> Result<(), Miss> {
-        let ask = ask(question);
+        read_own_words(&ask(question), answer, cited, elsewhere)
+    }
+
+    /// [`own_words_beside`] for a question read with a vocabulary.
+    fn read_own_words(ask: &Ask, answer: &str, cited: &str, elsewhere: &str) -> Result<(), Miss> {
         let focus = Focus::new(&ask.focus, &vec![1; ask.focus.len()], 40);
         let known = crate::text::names(cited);
         let pairs = crate::text::modifier_pairs(cited);
@@ -912,12 +916,7 @@ mod tests {
         let question = "If I switch from Growth to Starter mid-month, do I get anything back?";
         let read = |hosts: &[&str], answer: &str| {
             let vocabulary = Vocabulary { hosts: hosts.iter().map(|h| h.to_string()).collect(), ..Vocabulary::default() };
-            let ask = Ask::parse(question, &vocabulary);
-            let focus = Focus::new(&ask.focus, &vec![1; ask.focus.len()], 40);
-            let known = crate::text::names(cited);
-            let alignments: Vec<(String, String)> = crate::text::sentences(answer).iter().map(|s| (s.to_string(), cited.to_string())).collect();
-            let used = crate::text::terms(cited);
-            ask.answers_in_own_words(&focus, answer, &Grounds { cited, windows: cited, known: &known, pairs: &[], alignments: &alignments, used: &used })
+            read_own_words(&Ask::parse(question, &vocabulary), answer, cited, "")
         };
         let answer = "No. Billwren gives no refund for the rest of that period.";
         assert!(read(&["Billwren"], answer).is_ok(), "{:?}", read(&["Billwren"], answer));
