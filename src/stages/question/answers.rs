@@ -151,7 +151,8 @@ impl Ask {
         // "What happens to items nobody claims?" asks what the relation brings about: the answer speaks of it.
         // A head read by meaning ("is there a *deadline*") is the model's to word.
         let head: Vec<&String> = self.head.iter().filter(|t| !focus.terms.iter().any(|f| &f.term == *t && f.by_meaning)).collect();
-        if self.kind == Kind::Open && !head.is_empty() && !head.iter().any(|t| stated.iter().any(|s| text::same_word(t, s))) {
+        // "What are the steps?" is answered by the steps, not by the word.
+        if self.kind == Kind::Open && !self.asks_what_it_is && !head.is_empty() && !head.iter().any(|t| stated.iter().any(|s| text::same_word(t, s))) {
             return Err(Miss::Kind(Kind::Open));
         }
         // A sentence is about the question when it shares a word or a name with
@@ -861,6 +862,18 @@ mod tests {
         assert!(own_words(question, "Put a file named after the package in the drivers directory.", cited).is_ok());
         let unrelated = own_words(question, "Drivers are kept in the drivers directory.", "Drivers are kept in the drivers directory.");
         assert_eq!(unrelated, Err(Miss::Kind(Kind::Open)));
+    }
+
+    /// "What are the steps …?" asks what they are: the steps answer it without
+    /// the word. A question whose relation is a verb is still answered by
+    /// speaking of that relation.
+    #[test]
+    fn what_a_thing_is_is_answered_without_its_kind_word() {
+        let cited = "To repot a fern, water it the day before, lift it out with the root ball whole, and set it in a pot one size larger.";
+        let answer = "Water the fern the day before, lift it out with its root ball whole, and set it in a pot one size larger.";
+        assert!(own_words("What are the steps for repotting a fern?", answer, cited).is_ok());
+        let unrelated = "Ferns are kept out of direct sun.";
+        assert_eq!(own_words("How do I repot a fern?", unrelated, unrelated), Err(Miss::Kind(Kind::Open)));
     }
 
     /// A name the answer only compares with, adds in brackets or illustrates with is not what it speaks of.

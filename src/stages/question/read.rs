@@ -136,6 +136,9 @@ pub struct Ask {
     /// The names of the corpus's own publisher and service (the
     /// vocabulary's `hosts`): never another subject than the question's.
     pub hosts: Vec<String>,
+    /// "What are the steps …?", "what is the usual way …?": the question asks
+    /// what a thing is, and its answer states it without naming its kind.
+    pub asks_what_it_is: bool,
     /// The question as read, with the corpus's synonyms.
     pub text: String,
     /// The clause that asks, without a statement that sets the scene before
@@ -213,6 +216,7 @@ impl Ask {
             joined,
             negated: text::negations(&main_clause(&words).join(" ")) > 0,
             hosts: vocabulary.hosts.clone(),
+            asks_what_it_is: asks_what_it_is(&words),
             text: question.to_string(),
             asking: asked.to_string(),
             kind,
@@ -550,6 +554,13 @@ pub(super) fn words_between(question: &str, start: usize, end: usize) -> &str {
 
 pub(super) fn starts_yes_no(words: &[String]) -> bool {
     words.first().is_some_and(|w| AUXILIARIES.contains(&w.as_str()))
+}
+
+/// "what is the …", "what are the …": the wh-word, a copula and an article.
+fn asks_what_it_is(words: &[String]) -> bool {
+    let Some(at) = wh_position(words) else { return false };
+    let word = |k: usize| words.get(at + k).map_or("", String::as_str);
+    word(0) == "what" && matches!(word(1), "is" | "are" | "was" | "were") && matches!(word(2), "the" | "a" | "an")
 }
 
 pub(super) fn asks_what_happens(words: &[String]) -> bool {
