@@ -556,6 +556,11 @@ pub(super) fn starts_yes_no(words: &[String]) -> bool {
     words.first().is_some_and(|w| AUXILIARIES.contains(&w.as_str()))
 }
 
+/// "a month", "per year", "each week": a rate per period.
+fn at_a_rate(words: &[String]) -> bool {
+    words.windows(2).any(|w| matches!(w[0].as_str(), "a" | "an" | "per" | "each" | "every") && !text::periods(&w[1]).is_empty())
+}
+
 /// "what is the …", "what are the …": the wh-word, a copula and an article.
 fn asks_what_it_is(words: &[String]) -> bool {
     let Some(at) = wh_position(words) else { return false };
@@ -584,7 +589,9 @@ pub(super) fn read_wh(words: &[String]) -> (Kind, Vec<String>) {
         "how" => match next(1) {
             "come" => one(Kind::Reason, 1),
             // "how much notice …": the noun after "much" is what is counted, unless it is a price.
-            "much" if !next(2).is_empty() && !AUXILIARIES.contains(&next(2)) && !text::stopwords::is_stopword(next(2)) && !PRICE_WORDS.contains(&next(2)) && !MONEY_NOUNS.contains(&next(2)) => one(Kind::Number, 1),
+            "much" if !next(2).is_empty() && !AUXILIARIES.contains(&next(2)) && !text::stopwords::is_stopword(next(2)) && !PRICE_WORDS.contains(&next(2)) && !MONEY_NOUNS.contains(&next(2)) && next(2) != "extra" => one(Kind::Number, 1),
+            // "How much extra a month …?": an amount at a rate per period, with no noun counted, is a price.
+            "much" if at_a_rate(words) => one(Kind::Money, 1),
             "much" if PRICE_WORDS.iter().any(|p| words.iter().any(|w| w == p)) || AUXILIARIES.contains(&next(2)) => one(Kind::Money, 1),
             "many" => one(Kind::Count, 1),
             "much" | "old" => one(Kind::Number, 1),
@@ -834,6 +841,9 @@ mod tests {
             ("How much is a day pass?", Kind::Money),
             ("What would a Flex Desk member pay per month?", Kind::Money),
             ("How much notice do I need to give?", Kind::Number),
+            // An amount at a rate per period, with no noun counted, is a price; with one, a number of it.
+            ("How much extra a month for two more seats?", Kind::Money),
+            ("How much storage do I get each month?", Kind::Number),
             ("Is there a fee for paying late?", Kind::YesNo),
             ("How many guests can I bring?", Kind::Count),
             ("How long is footage kept?", Kind::Duration),
