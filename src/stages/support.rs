@@ -205,11 +205,47 @@ pub fn sanity(claim: &str, passage: &str, context: &Context<'_>, score: f64) -> 
         }
     }
     let given = |q: &text::Quantity| derived.iter().any(|d| (d - q.value).abs() < 1e-9) || context.asked.iter().any(|a| q.agrees_with(a));
-    if let Some(why) = contradicted(claim, passage, &given) {
+    if let Some(why) = contradicted(claim, passage, &given).or_else(|| replaced_literal(claim, passage, context.question)) {
         score = score.min(CONTRADICTION_CAP);
         caps.push(why);
     }
     (score, caps)
+}
+
+/// A literal the claim writes in the place of another the passage writes:
+/// the same word before it and after it ("in the `perl` package" where the
+/// passage says "in the `debian-policy` package"), the claim not writing the
+/// passage's value nor the passage the claim's. A value the asker gave, or
+/// a template of the passage filled with it, is the asker's.
+fn replaced_literal(claim: &str, passage: &str, question: &str) -> Option<String> {
+    let (claimed, stated) = (framed_literals(claim), framed_literals(passage));
+    let own: Vec<&String> = claimed.iter().map(|(_, v, _)| v).collect();
+    let theirs: Vec<&String> = stated.iter().map(|(_, v, _)| v).collect();
+    let given = literal::given_values(question);
+    let written = literal::Written::new([passage], question);
+    let asker = |v: &str| v.split_whitespace().all(|w| literal::piece_of(w, &given)) || (written.writes(v) && !literal::placeholders(passage).is_empty());
+    claimed.iter().filter(|(_, v, _)| !theirs.contains(&v) && !asker(v)).find_map(|(before, value, after)| {
+        stated
+            .iter()
+            .find(|(b, w, a)| b == before && a == after && !own.contains(&w))
+            .map(|(_, w, _)| format!("says `{value}` where the source says `{w}`"))
+    })
+}
+
+/// Each literal of a text in code marks, lowercased, with the word before
+/// and the word after it (empty at the text's edges).
+fn framed_literals(text: &str) -> Vec<(String, String, String)> {
+    let pieces: Vec<&str> = text.split('`').collect();
+    let edge = |piece: Option<&&str>, last: bool| -> String {
+        let words = piece.map(|p| text::lower_words(p)).unwrap_or_default();
+        (if last { words.last() } else { words.first() }).cloned().unwrap_or_default()
+    };
+    (1..pieces.len().saturating_sub(1))
+        .step_by(2)
+        .filter(|&i| !pieces[i].trim().is_empty())
+        .map(|i| (edge(pieces.get(i - 1), true), text::squash_whitespace(pieces[i]).to_lowercase(), edge(pieces.get(i + 1), false)))
+        .filter(|(before, _, after)| !before.is_empty() && !after.is_empty())
+        .collect()
 }
 
 /// The most operations a number the answer works out may take ("$29 + (5 -
@@ -1349,6 +1385,22 @@ mod tests {
         let swapped = check("The `.changes` must still list the tarball in its `Files` field, but the `.dsc` should leave it out.", &[], &source);
         assert!(swapped.score <= CONTRADICTION_CAP && swapped.caps.iter().any(|c| c.contains("swaps")), "{swapped:?}");
         assert_eq!(check("The `.dsc` still lists the tarball in its `Files` field, but the `.changes` leaves it out.", &[], &source).score, 1.0);
+    }
+
+    /// A literal in the place of the passage's, between the same words,
+    /// changes a fact; the passage's own, or its template filled with the
+    /// asker's value, does not.
+    #[test]
+    fn a_literal_in_another_literals_place_is_changed() {
+        let source = [hit("plugins-01", "Each plugin is installed in the `/usr/lib/foo` directory, where foo is the package name.")];
+        let moved = check("The plugin goes in the `/opt/frob` directory.", &[], &source);
+        assert!(moved.score <= CONTRADICTION_CAP && moved.caps.iter().any(|c| c.contains("says `/opt/frob` where the source says `/usr/lib/foo`")), "{moved:?}");
+        let kept = check("The plugin goes in the `/usr/lib/foo` directory.", &[], &source);
+        assert!(kept.caps.is_empty(), "{kept:?}");
+        let known = known_names(&source);
+        let context = Context { known: &known, question: "Where do the plugins of my package frobber go?", ..Context::default() };
+        let filled = check_in("The plugin goes in the `/usr/lib/frobber` directory.", &[], &source, &context);
+        assert!(filled.caps.is_empty(), "{filled:?}");
     }
 
     #[test]
