@@ -221,9 +221,8 @@ fn replaced_literal(claim: &str, passage: &str, question: &str) -> Option<String
     let (claimed, stated) = (framed_literals(claim), framed_literals(passage));
     let own: Vec<&String> = claimed.iter().map(|(_, v, _)| v).collect();
     let theirs: Vec<&String> = stated.iter().map(|(_, v, _)| v).collect();
-    let given = literal::given_values(question);
-    let written = literal::Written::new([passage], question);
-    let asker = |v: &str| v.split_whitespace().all(|w| literal::piece_of(w, &given)) || (written.writes(v) && !literal::placeholders(passage).is_empty());
+    let (given, holes, forms) = (literal::given_values(question), literal::placeholders(passage), [literal::literal_form(passage)]);
+    let asker = |v: &str| v.split_whitespace().all(|w| literal::piece_of(w, &given)) || literal::fills_template(v, &given, &holes, &forms);
     claimed.iter().filter(|(_, v, _)| !theirs.contains(&v) && !asker(v)).find_map(|(before, value, after)| {
         stated
             .iter()
