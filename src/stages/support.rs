@@ -219,31 +219,29 @@ pub fn sanity(claim: &str, passage: &str, context: &Context<'_>, score: f64) -> 
 /// a template of the passage filled with it, is the asker's.
 fn replaced_literal(claim: &str, passage: &str, question: &str) -> Option<String> {
     let (claimed, stated) = (framed_literals(claim), framed_literals(passage));
-    let own: Vec<&String> = claimed.iter().map(|(_, v, _)| v).collect();
-    let theirs: Vec<&String> = stated.iter().map(|(_, v, _)| v).collect();
+    let (own, theirs) = (code_values(claim), code_values(passage));
     let (given, holes, forms) = (literal::given_values(question), literal::placeholders(passage), [literal::literal_form(passage)]);
     let asker = |v: &str| v.split_whitespace().all(|w| literal::piece_of(w, &given)) || literal::fills_template(v, &given, &holes, &forms);
-    claimed.iter().filter(|(_, v, _)| !theirs.contains(&v) && !asker(v)).find_map(|(before, value, after)| {
+    claimed.iter().filter(|(_, v, _)| !theirs.contains(v) && !asker(v)).find_map(|(before, value, after)| {
         stated
             .iter()
-            .find(|(b, w, a)| b == before && a == after && !own.contains(&w))
+            .find(|(b, w, a)| b == before && a == after && !own.contains(w))
             .map(|(_, w, _)| format!("says `{value}` where the source says `{w}`"))
     })
 }
 
-/// Each literal of a text in code marks, lowercased, with the word before
-/// and the word after it (empty at the text's edges).
+/// Each literal of a text in code marks (as [`code_values`] reads it) with
+/// the word before and the word after it; one at the text's edge has no frame.
 fn framed_literals(text: &str) -> Vec<(String, String, String)> {
     let pieces: Vec<&str> = text.split('`').collect();
-    let edge = |piece: Option<&&str>, last: bool| -> String {
-        let words = piece.map(|p| text::lower_words(p)).unwrap_or_default();
-        (if last { words.last() } else { words.first() }).cloned().unwrap_or_default()
-    };
     (1..pieces.len().saturating_sub(1))
         .step_by(2)
         .filter(|&i| !pieces[i].trim().is_empty())
-        .map(|i| (edge(pieces.get(i - 1), true), text::squash_whitespace(pieces[i]).to_lowercase(), edge(pieces.get(i + 1), false)))
-        .filter(|(before, _, after)| !before.is_empty() && !after.is_empty())
+        .filter_map(|i| {
+            let before = text::lower_words(pieces[i - 1]).pop()?;
+            let after = text::lower_words(pieces[i + 1]).into_iter().next()?;
+            Some((before, text::squash_whitespace(pieces[i]).to_lowercase(), after))
+        })
         .collect()
 }
 
