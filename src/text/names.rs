@@ -3,6 +3,7 @@
 //! matched whatever their case, so a claim that writes "flex desk" still names
 //! the Flex Desk.
 
+use super::grammar::AUXILIARIES;
 use super::numbers;
 use super::stopwords::is_stopword;
 
@@ -46,6 +47,8 @@ pub fn names(text: &str) -> Vec<String> {
         if super::is_list_item(sentence) {
             tokens.remove(0);
         }
+        // A question opens with its auxiliary, set before the subject ("Will Billwren cover it?"): a verb, no name's first word.
+        let inverted = |i: usize, word: &str| i == 0 && sentence.trim_end().ends_with('?') && AUXILIARIES.contains(&word.to_lowercase().as_str());
         let mut run: Vec<&str> = Vec::new();
         let mut run_opens_sentence = false;
         let mut i = 0;
@@ -53,7 +56,7 @@ pub fn names(text: &str) -> Vec<String> {
             let raw = tokens[i];
             let word = raw.trim_matches(|c: char| !c.is_alphanumeric());
             let ends = raw.ends_with([',', '.', ';', ':', '!', '?', ')', '"', '\u{201d}']);
-            if is_name_word(word) {
+            if is_name_word(word) && !inverted(i, word) {
                 if run.is_empty() {
                     // A word set in code marks is a literal name wherever it stands ("`Optional` is …"),
                     // not capitalized for opening the sentence.
@@ -196,6 +199,15 @@ mod tests {
         assert_eq!(names("7. Command to Harbor Commons"), ["Harbor Commons"]);
         assert_eq!(names("`Locker` is the old name for `Storage`."), ["Locker", "Storage"], "a literal opening a sentence is a name");
         assert!(names("Locker rules apply.").is_empty());
+    }
+
+    /// A question's opening auxiliary is its verb, set before the subject;
+    /// the same word opening a statement may be a name's first word.
+    #[test]
+    fn a_questions_opening_auxiliary_is_no_part_of_a_name() {
+        assert_eq!(names("Will Billwren cover that fee?"), ["Billwren"]);
+        assert_eq!(names("Can Harbor Commons hold my mail?"), ["Harbor Commons"]);
+        assert_eq!(names("Will Smith starred in it."), ["Will Smith"]);
     }
 
     /// A lowercase swap of a known name is still a name.

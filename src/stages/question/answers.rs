@@ -89,7 +89,7 @@ impl Ask {
         let asked = |n: &&String| names::phrase_in(&self.asking, n);
         let missing: Vec<String> = self.names.iter().filter(asked).filter(|n| !names::mentions(&terms, n)).cloned().collect();
         // (A name the restated sentences speak of in general needs no naming: "a plan" holds of the Growth plan.)
-        let missing: Vec<String> = missing.into_iter().filter(|n| !said_of_every(n, grounds)).collect();
+        let missing: Vec<String> = missing.into_iter().filter(|n| !said_of_every(n, grounds) && !self.is_host(n)).collect();
         if !missing.is_empty() {
             return Err(Miss::Names(missing));
         }
@@ -130,7 +130,10 @@ impl Ask {
         let stated = text::terms(&format!("{answer}\n{}", grounds.windows));
         // (A "yes" or "no" speaks of it by itself; the polar check reads it against the source.)
         let particle = support::polarity(answer).is_some();
-        if !particle && !self.proposition.is_empty() && !self.proposition.iter().any(|t| stated.contains(t)) {
+        // (The host speaks in every passage: naming it says nothing of what is proposed of it.)
+        let hosts: Vec<String> = self.hosts.iter().flat_map(|h| text::terms(h)).collect();
+        let proposed: Vec<&String> = self.proposition.iter().filter(|t| !hosts.contains(t)).collect();
+        if !particle && !proposed.is_empty() && !proposed.iter().any(|t| stated.contains(t)) {
             return Err(Miss::Kind(Kind::YesNo));
         }
         // Without a yes or a no, an answer to "… when the building is closed?" speaks of that case.
@@ -270,11 +273,17 @@ impl Ask {
         // A name the sentence compares with ("the same way as the Maintainer field"), adds in brackets
         // ("(RFC822 format)") or gives as an illustration ("e.g. Jane Doe") is no subject of it,
         // and nor is the corpus's own host ("Billwren gives no refund for …").
-        let host = |n: &String| self.hosts.iter().any(|h| text::terms(n) == text::terms(h));
         names::named_in(&without_asides(sentence), grounds.known)
             .into_iter()
-            .filter(|n| !beside.iter().any(|c| names::mentions(c, n)) && !host(n))
+            .filter(|n| !beside.iter().any(|c| names::mentions(c, n)) && !self.is_host(n))
             .find(|n| text::terms(n).iter().all(|t| !asked.contains(t)))
+    }
+
+    /// Whether `name` is one the corpus's host goes by (its vocabulary's
+    /// `hosts`): the party every passage speaks for, so an answer need not
+    /// name it ("What does Billwren charge …?" is answered by the charge).
+    fn is_host(&self, name: &str) -> bool {
+        self.hosts.iter().any(|h| text::terms(name) == text::terms(h))
     }
 
     /// A sentence about a sibling of the question's subject: it writes a noun
@@ -636,13 +645,21 @@ fn without_asides(sentence: &str) -> String {
 }
 
 /// The "if" or "unless" clause a sentence states its fact under, fronted or
-/// later on, up to the comma, semicolon or bracket that closes it.
+/// later on, up to the comma, semicolon or bracket that closes it. A
+/// condition inside an aside in brackets that does not open with it
+/// ("… create the accounts (using `adduser` if it has this facility)")
+/// qualifies the aside, not the sentence's fact; and a reduced one of a
+/// single word ("if necessary", "if possible") names no condition.
 fn open_condition(sentence: &str) -> Option<&str> {
     // (ASCII lowering keeps every byte where it was, so a match's end indexes the sentence.)
     let lower = sentence.to_ascii_lowercase();
-    let at = [" if ", " unless ", "(if ", "(unless "].iter().filter_map(|w| lower.find(w).map(|at| at + 1)).chain(["if ", "unless "].iter().filter(|w| lower.starts_with(**w)).map(|_| 0)).min()?;
-    let rest = &sentence[at..];
-    Some(rest.split([',', ';', ')']).next().unwrap_or(rest))
+    let in_aside = |at: usize| lower[..at].matches('(').count() > lower[..at].matches(')').count();
+    let clause_at = |at: usize| sentence[at..].split([',', ';', ')']).next().unwrap_or(&sentence[at..]);
+    let names_one = |at: usize| text::lower_words(clause_at(at)).len() > 2;
+    let openers = [" if ", " unless ", "(if ", "(unless "].iter().flat_map(|w| lower.match_indices(*w).map(|(at, _)| (at + 1, w.starts_with('('))));
+    let fronted = ["if ", "unless "].iter().filter(|w| lower.starts_with(**w)).map(|_| (0, true));
+    let at = openers.chain(fronted).filter(|&(at, opens_aside)| (opens_aside || !in_aside(at)) && names_one(at)).map(|(at, _)| at).min()?;
+    Some(clause_at(at))
 }
 
 /// `lower` (lowercase words, space-padded) holds one of the phrases of `list`, as whole words.
@@ -939,6 +956,32 @@ mod tests {
         assert!(matches!(other, Err(Miss::OtherSubject(_))), "{other:?}");
     }
 
+    /// The host a question names as the one who says or requires ("What does
+    /// Policy require …?") need not be named again by the answer; any other
+    /// name of the question must be, in the answer or its cited passages.
+    #[test]
+    fn the_corpus_host_needs_no_naming() {
+        let cited = "Scripts in other shells must be installed with a dependency on the shell that runs them.";
+        let read = |hosts: &[&str], question: &str| {
+            let vocabulary = Vocabulary { hosts: hosts.iter().map(|h| h.to_string()).collect(), ..Vocabulary::default() };
+            read_own_words(&Ask::parse(question, &vocabulary), "Yes, with a dependency on the shell that runs them.", cited, "")
+        };
+        let question = "My helper scripts are written in csh. Does Policy let me install them?";
+        assert!(read(&["Policy"], question).is_ok(), "{:?}", read(&["Policy"], question));
+        assert!(matches!(read(&[], question), Err(Miss::Names(_))), "{:?}", read(&[], question));
+        // Naming the host is not speaking of what the question proposes of it.
+        let billing = "Billwren bills in US dollars. Conversion fees charged by your bank are paid by you, and Billwren does not refund them.";
+        let polar = |answer: &str| {
+            let vocabulary = Vocabulary { hosts: vec!["Billwren".into()], ..Vocabulary::default() };
+            read_own_words(&Ask::parse("My bank charges a conversion fee. Will Billwren refund it?", &vocabulary), answer, billing, "")
+        };
+        assert!(polar("Conversion fees charged by your bank are paid by you; they are not refunded.").is_ok());
+        assert!(matches!(polar("Billwren bills in US dollars."), Err(Miss::Kind(Kind::YesNo))), "{:?}", polar("Billwren bills in US dollars."));
+        // Another name of the question is still the answer's to name.
+        let other = read(&["Policy"], "My helper scripts are written in csh. Does Lintian let me install them?");
+        assert!(matches!(&other, Err(Miss::Names(n)) if n == &["Lintian"]), "{other:?}");
+    }
+
     /// A modifier the question writes apart from its noun, which the passages
     /// write before it, still tells the noun's kinds apart; an answer that
     /// names the asked kind may set another beside it.
@@ -1113,6 +1156,17 @@ mod tests {
         let stated = own_words(question, "If the helper is architecture independent, it should be placed in a subdirectory of `/usr/share`.", cited);
         assert!(stated.is_ok(), "{stated:?}");
         assert!(own_words("Where should an architecture independent helper program be installed?", "It should be placed in a subdirectory of `/usr/share`.", cited).is_ok());
+    }
+
+    #[test]
+    fn a_condition_inside_an_aside_qualifies_the_aside() {
+        let question = "Which uid range should my obscure package use, and who creates the accounts?";
+        let aside = "These packages should check for and create the accounts (using `adduser` if it has this facility) if necessary.";
+        assert!(own_words(question, "Your package should check for the accounts and create them itself.", aside).is_ok());
+        // The same condition on the sentence's fact is one the answer drops.
+        let fronted = "If the ids are dynamic, these packages should check for and create the accounts.";
+        let dropped = own_words(question, "Your package should check for the accounts and create them itself.", fronted);
+        assert!(matches!(&dropped, Err(Miss::OtherCondition(c)) if c.contains("dynamic")), "{dropped:?}");
     }
 
     #[test]
