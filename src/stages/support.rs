@@ -837,7 +837,11 @@ fn negated(clause: &str) -> usize {
     let phrasal = NEGATIVE_PHRASAL_VERBS.iter().map(|p| joined.matches(&format!(" {p} ")).count()).sum::<usize>();
     // "unless" is "if not": "add it unless it is listed" is "do not add it if it is listed".
     let unless = words.iter().filter(|w| *w == "unless").count();
-    text::negations(clause) + verbs + phrasal + unless
+    // "whether it is broken or not" asks both ways: its "not" denies nothing (and nor does the
+    // "or not" that opens what is left of such a clause once an aside has split it off).
+    let asks_both_ways = words.iter().any(|w| w == "whether") || joined.starts_with(" or not ");
+    let both_ways = if asks_both_ways { joined.matches(" or not ").count() } else { 0 };
+    (text::negations(clause) + verbs + phrasal + unless).saturating_sub(both_ways)
 }
 
 /// English's ways of stating an upper bound without a negation: "limited
@@ -1006,9 +1010,14 @@ const COORDINATORS: &[&str] = &["and", "plus", "or"];
 /// for the Flex Desk plan plus $40 for the Business Address add-on" is two,
 /// split before a coordinator that a number or an amount follows, when
 /// the phrase before it states one too ("raised a regiment and £10,000" is
-/// one statement).
+/// one statement). An article may come before the value ("the $220 Flex
+/// Desk plan plus the $40 Business Address add-on").
 fn value_conjuncts(clause: &str) -> Vec<&str> {
-    let opens_with_value = |text: &str| text.trim_start().starts_with(|c: char| c.is_ascii_digit() || matches!(c, '$' | '€' | '£'));
+    let opens_with_value = |text: &str| {
+        let text = text.trim_start();
+        let text = ["the ", "a ", "an "].iter().find_map(|a| text.get(..a.len()).filter(|h| h.eq_ignore_ascii_case(a)).map(|_| &text[a.len()..])).unwrap_or(text);
+        text.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '$' | '€' | '£'))
+    };
     split_at_coordinators(clause, |before, after| opens_with_value(after) && !text::quantities(before).is_empty())
 }
 
@@ -1675,6 +1684,13 @@ mod tests {
         assert!(across.caps.is_empty() && across.supporting.len() == 2, "{across:?}");
         let swapped = "You pay $220 for the Flex Desk plan plus $25 for the Business Address add-on.";
         assert!(check_across(swapped, &[], &passages, &context).score <= PAIRING_CAP, "$25 is the Day Locker's");
+        // An article may come before each value: "the $220 Flex Desk plan plus the $40 … add-on".
+        assert_eq!(value_conjuncts("the $220 Flex Desk plan plus the $40 Business Address add-on"), ["the $220 Flex Desk plan", "the $40 Business Address add-on"]);
+        let attributive = "You pay the $220 Flex Desk plan plus the $40 Business Address add-on.";
+        let across = check_across(attributive, &[], &passages, &context);
+        assert!(across.caps.is_empty(), "{across:?}");
+        let swapped = "You pay the $220 Flex Desk plan plus the $25 Business Address add-on.";
+        assert!(check_across(swapped, &[], &passages, &context).score <= PAIRING_CAP, "$25 is the Day Locker's");
     }
 
     /// A fronted setting binds its names to the whole sentence's values.
@@ -1729,6 +1745,19 @@ mod tests {
         let restated = check("Members should renew a locker unless it is already booked for the month.", &[], &source);
         assert!(!restated.caps.iter().any(|c| c.contains("negation")), "{restated:?}");
         assert!(check("Members should renew a locker if it is already booked for the month.", &[], &source).score <= CONTRADICTION_CAP);
+    }
+
+    /// "Whether … or not" asks both ways: its "not" denies nothing, and a
+    /// claim that leaves it out says the same; one that denies still does.
+    #[test]
+    fn whether_or_not_is_no_negation() {
+        let source = [hit("status-01", "The field records whether the package is broken or not and what its current state is.")];
+        let restated = check("The field records whether the package is broken and what its current state is.", &[], &source);
+        assert!(!restated.caps.iter().any(|c| c.contains("negation")), "{restated:?}");
+        let aside = [hit("status-01", "The field records whether the package is broken (requiring re-installation) or not and what its current state is.")];
+        let restated = check("The field records whether the package is broken and needs reinstalling, and what its current state is.", &[], &aside);
+        assert!(restated.caps.is_empty(), "{restated:?}");
+        assert!(check("The field does not record whether the package is broken.", &[], &source).score <= CONTRADICTION_CAP);
     }
 
     /// "Not right away." is a "no" said with its qualifier: a reply, which
