@@ -62,7 +62,15 @@ pub fn names(text: &str) -> Vec<String> {
                     // not capitalized for opening the sentence.
                     run_opens_sentence = i == 0 && !raw.starts_with('`');
                 }
-                run.push(word);
+                // A name joined to a lowercase word ("X-enabled", "GPL-licensed") is the name, modified:
+                // the word says what of it, as a phrase would ("with X support", "licensed under the GPL").
+                match word.split_once('-').filter(|(_, rest)| !rest.is_empty() && rest.chars().all(|c| c.is_lowercase())) {
+                    Some((name, _)) => {
+                        run.push(name);
+                        flush(&mut run, run_opens_sentence, &mut found);
+                    }
+                    None => run.push(word),
+                }
             } else {
                 let lower = word.to_lowercase();
                 let joins = !run.is_empty()
@@ -199,6 +207,16 @@ mod tests {
         assert_eq!(names("7. Command to Harbor Commons"), ["Harbor Commons"]);
         assert_eq!(names("`Locker` is the old name for `Storage`."), ["Locker", "Storage"], "a literal opening a sentence is a name");
         assert!(names("Locker rules apply.").is_empty());
+    }
+
+    /// A name joined by a hyphen to a lowercase word is the name, modified;
+    /// joined to another capitalized word or a number, the compound is one name.
+    #[test]
+    fn a_name_joined_to_a_lowercase_word_is_the_name() {
+        assert_eq!(names("Provide an alternative Xfce-enabled version of the package."), ["Xfce"]);
+        assert_eq!(names("A package that is GPL-licensed may refer to it."), ["GPL"]);
+        assert_eq!(names("Connect to the Wi-Fi with UTF-8 names in the Pre-Depends field."), ["Wi-Fi", "UTF-8", "Pre-Depends"]);
+        assert_eq!(names("Scooby Doo, the All-Star Laff-a-Lympics dog."), ["Scooby Doo", "All-Star Laff-a-Lympics"], "a lowercase word inside a name");
     }
 
     /// A question's opening auxiliary is its verb, set before the subject;

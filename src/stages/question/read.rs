@@ -269,11 +269,28 @@ impl Ask {
     /// what the corpus never writes is none of its names; read as a word, it
     /// is held by meaning where the engine has meaning, and frames the
     /// question where it has none. A name in capitals the corpus writes
-    /// ("EU", "GPL") stays a name.
+    /// ("EU", "GPL") stays a name. So does the rest of a longer name such an
+    /// abbreviation ends or starts ("an X11 GUI" names X11).
     pub fn unnamed_abbreviations(mut self, unused: &[String]) -> Ask {
-        let unknown = |n: &String| names::is_abbreviation(n) && text::terms(n).iter().all(|t| unused.contains(t));
-        self.names.retain(|n| !unknown(n));
-        self.core_names.retain(|n| !unknown(n));
+        let unknown = |w: &str| names::is_abbreviation(w) && text::terms(w).iter().all(|t| unused.contains(t));
+        let rest = |names: &mut Vec<String>| {
+            let trimmed = |n: &String| {
+                let mut words: Vec<&str> = n.split_whitespace().collect();
+                while words.last().is_some_and(|w| unknown(w)) {
+                    words.pop();
+                }
+                words.into_iter().skip_while(|w| unknown(w)).collect::<Vec<_>>().join(" ")
+            };
+            let kept: Vec<String> = names.iter().map(trimmed).filter(|n| !n.is_empty()).collect();
+            names.clear();
+            for name in kept {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        };
+        rest(&mut self.names);
+        rest(&mut self.core_names);
         self
     }
 
@@ -925,6 +942,17 @@ mod tests {
         assert_eq!(ask("Is the Growth plan or the Scale plan cheaper?").options, ["Growth", "Scale"]);
         assert!(ask("It is a bit like Xvfb, with no display or input devices. Should it declare Provides: xserver?").options.is_empty());
         assert_eq!(ask("What does the Flex Desk plan include?").names, ["Flex Desk"]);
+    }
+
+    /// An abbreviation the corpus never writes is read as a word, alone or
+    /// at the edge of a longer name; one the corpus writes stays a name.
+    #[test]
+    fn an_unwritten_abbreviation_is_no_name() {
+        let question = "My editor can be built with an X11 GUI that the GPL covers. Can I build it without the GUI?";
+        let unused = crate::text::terms("gui");
+        let read = ask(question).unnamed_abbreviations(&unused);
+        assert_eq!(read.names, ["X11", "GPL"]);
+        assert_eq!(ask(question).unnamed_abbreviations(&[]).names, ["X11 GUI", "GPL", "GUI"]);
     }
 
     /// The core: names and the head of the asked relation; after "do" or a
