@@ -193,6 +193,11 @@ fn read_at(tokens: &[Token], i: usize) -> Option<(Quantity, usize)> {
         if last && after_object {
             return None;
         }
+        // After "a", an ordinal word is "another", no rank: "without starting a second copy".
+        let after_indefinite = i.checked_sub(1).is_some_and(|b| !tokens[b].closes && matches!(tokens[b].lower.as_str(), "a" | "an"));
+        if after_indefinite {
+            return None;
+        }
         return Some((Quantity { value: n as f64, unit: Unit::Ordinal, written: token.word.into() }, 1));
     }
     let (mut value, mut unit, mut used) = match numeric(token) {
@@ -466,6 +471,14 @@ mod tests {
             assert!(quantities(text).is_empty(), "{text}");
         }
         assert_eq!(quantities("Bring one guest through the lobby.").len(), 1);
+    }
+
+    /// "A second copy" is another copy, no rank; "the second copy" is one.
+    #[test]
+    fn an_ordinal_after_a_is_another() {
+        assert!(quantities("It must not start a second copy of the daemon.").is_empty());
+        assert_eq!(values("It must not start the second copy."), [(2.0, Unit::Ordinal)]);
+        assert_eq!(values("after a 2nd warning"), [(2.0, Unit::Ordinal)]);
     }
 
     /// An ordinal counts, but after an object pronoun at the end of its
