@@ -1158,6 +1158,9 @@ mod tests {
         assert!(own_words("Where should an architecture independent helper program be installed?", "It should be placed in a subdirectory of `/usr/share`.", cited).is_ok());
     }
 
+    /// A condition inside a bracketed aside qualifies the aside, and a
+    /// one-word "if necessary" names none; the same condition set on the
+    /// sentence's fact is one an answer drops.
     #[test]
     fn a_condition_inside_an_aside_qualifies_the_aside() {
         let question = "Which uid range should my obscure package use, and who creates the accounts?";
