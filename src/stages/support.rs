@@ -1015,8 +1015,8 @@ const COORDINATORS: &[&str] = &["and", "plus", "or"];
 fn value_conjuncts(clause: &str) -> Vec<&str> {
     let opens_with_value = |text: &str| {
         let text = text.trim_start();
-        let text = ["the ", "a ", "an "].iter().find_map(|a| text.get(..a.len()).filter(|h| h.eq_ignore_ascii_case(a)).map(|_| &text[a.len()..])).unwrap_or(text);
-        text.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '$' | '€' | '£'))
+        let article = text.split_once(' ').filter(|(word, _)| matches!(word.to_ascii_lowercase().as_str(), "the" | "a" | "an"));
+        article.map_or(text, |(_, rest)| rest.trim_start()).starts_with(|c: char| c.is_ascii_digit() || matches!(c, '$' | '€' | '£'))
     };
     split_at_coordinators(clause, |before, after| opens_with_value(after) && !text::quantities(before).is_empty())
 }

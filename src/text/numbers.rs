@@ -194,8 +194,7 @@ fn read_at(tokens: &[Token], i: usize) -> Option<(Quantity, usize)> {
             return None;
         }
         // After "a", an ordinal word is "another", no rank: "without starting a second copy".
-        let after_indefinite = i.checked_sub(1).is_some_and(|b| !tokens[b].closes && matches!(tokens[b].lower.as_str(), "a" | "an"));
-        if after_indefinite {
+        if after_indefinite_article(tokens, i) {
             return None;
         }
         return Some((Quantity { value: n as f64, unit: Unit::Ordinal, written: token.word.into() }, 1));
@@ -203,7 +202,7 @@ fn read_at(tokens: &[Token], i: usize) -> Option<(Quantity, usize)> {
     let (mut value, mut unit, mut used) = match numeric(token) {
         Some((value, unit)) => (value, unit, 1),
         // "a single command" counts one, as "one command" does.
-        None if lower == "single" && i.checked_sub(1).is_some_and(|b| tokens[b].lower == "a" && !tokens[b].closes) => (1.0, Unit::Plain, 1),
+        None if lower == "single" && after_indefinite_article(tokens, i) => (1.0, Unit::Plain, 1),
         None => number_words(tokens, i)?,
     };
     if lower == "one" && used == 1 && (is_pronoun_one(tokens, i) || is_article_one(tokens, i)) {
@@ -294,6 +293,11 @@ pub fn periods(text: &str) -> Vec<&'static str> {
 /// place or purpose and before a word that is no unit ("declared *in one*
 /// command", "*for one* operating system"), where "a" would say the same.
 /// A count there takes a unit ("for one month") or a limit ("up to one").
+/// The token before `i`, in the same clause, is "a" or "an".
+fn after_indefinite_article(tokens: &[Token], i: usize) -> bool {
+    i.checked_sub(1).is_some_and(|b| !tokens[b].closes && matches!(tokens[b].lower.as_str(), "a" | "an"))
+}
+
 fn is_article_one(tokens: &[Token], i: usize) -> bool {
     const PREPOSITIONS: &[&str] = &["in", "for", "on", "under", "across"];
     let before = i.checked_sub(1).filter(|&b| !tokens[b].closes).map(|b| tokens[b].lower.as_str());
