@@ -254,7 +254,10 @@ impl Ask {
     /// the question's names, when the question names something: it speaks
     /// of another plan, room or person than the one asked about. `known`
     /// holds the names of the passages, so a name that opens the sentence
-    /// ("Growth customers …") or is written in lowercase is read as one.
+    /// ("Growth customers …") or is written in lowercase is read as one. A
+    /// sentence that opens with a pronoun ("It must lock in an NFS-safe way")
+    /// speaks of what was named before it: the question's subject, or the
+    /// sentence before, itself so checked.
     fn other_subject(&self, sentence: &str, grounds: &Grounds<'_>) -> Option<String> {
         if self.core_names.is_empty() {
             return None;
@@ -263,7 +266,7 @@ impl Ask {
         let written = names::named_in(&self.text, grounds.known);
         let asked: Vec<String> = self.names.iter().chain(&self.options).chain(&written).flat_map(|n| text::terms(n)).collect();
         let terms = text::terms(sentence);
-        if self.names.iter().any(|n| names::mentions(&terms, n)) {
+        if self.names.iter().any(|n| names::mentions(&terms, n)) || opens_with_back_reference(sentence) {
             return None;
         }
         // A name the restated source clause writes beside the question's subject is part of what it
@@ -332,10 +335,15 @@ impl Ask {
     /// A clause of the answer that restates a source sentence stating its
     /// fact under a condition ("If the program is architecture independent,
     /// … `/usr/share` …") which neither the answer nor the question names
-    /// any of: the answer gives a conditioned fact as the answer to a
-    /// question that did not ask under that condition.
+    /// any of, and the answer's sentence states no condition of its own:
+    /// the answer gives a conditioned fact as the answer to a question that
+    /// did not ask under that condition.
     fn dropped_condition(&self, sentence: &str, answer: &str, grounds: &Grounds<'_>) -> Option<String> {
         let said = text::terms(&format!("{answer}\n{}", self.text));
+        // A sentence that states a condition of its own, in whatever words, drops none.
+        if open_condition(sentence).is_some() {
+            return None;
+        }
         text::clauses_of(sentence).into_iter().find_map(|clause| {
             let source = support::aligned_sentence(clause, grounds.cited)?;
             let condition = open_condition(source)?;
@@ -911,6 +919,20 @@ mod tests {
         assert!(matches!(other, Err(Miss::OtherSubject(_))), "{other:?}");
     }
 
+    /// A sentence that opens with a pronoun speaks of what was named before
+    /// it, the question's subject for the answer's first sentence: a name it
+    /// brings in says something of that subject.
+    #[test]
+    fn a_sentence_that_refers_back_speaks_of_the_subject() {
+        let cited = "Mail servers must lock mailboxes in an NFS-safe way, using fcntl() locking and dot locking together.";
+        let question = "I'm packaging Quillmail, an IMAP server that rewrites mailboxes. How must it lock a mailbox?";
+        let back = own_words(question, "It must lock them in an NFS-safe way, with fcntl() locking and dot locking together.", cited);
+        assert!(back.is_ok(), "{back:?}");
+        // With the name as its subject, the sentence speaks of it.
+        let other = own_words(question, "NFS mailboxes are locked with fcntl() locking and dot locking together.", cited);
+        assert!(matches!(other, Err(Miss::OtherSubject(_))), "{other:?}");
+    }
+
     /// "Is that …?" asks of the statement before it: an answer speaks of
     /// what it tells, by a word or, for a number it tells, by a number.
     #[test]
@@ -1155,6 +1177,9 @@ mod tests {
         // Stated by the answer or by the question, the condition is the one asked about.
         let stated = own_words(question, "If the helper is architecture independent, it should be placed in a subdirectory of `/usr/share`.", cited);
         assert!(stated.is_ok(), "{stated:?}");
+        // In the answer's own words too: a sentence stating its fact under a condition of its own drops none.
+        let own = own_words(question, "If the helper runs the same on every kind of machine, it should be placed in a subdirectory of `/usr/share`.", cited);
+        assert!(own.is_ok(), "{own:?}");
         assert!(own_words("Where should an architecture independent helper program be installed?", "It should be placed in a subdirectory of `/usr/share`.", cited).is_ok());
     }
 
