@@ -339,11 +339,11 @@ impl Ask {
     /// the answer gives a conditioned fact as the answer to a question that
     /// did not ask under that condition.
     fn dropped_condition(&self, sentence: &str, answer: &str, grounds: &Grounds<'_>) -> Option<String> {
-        let said = text::terms(&format!("{answer}\n{}", self.text));
         // A sentence that states a condition of its own, in whatever words, drops none.
         if open_condition(sentence).is_some() {
             return None;
         }
+        let said = text::terms(&format!("{answer}\n{}", self.text));
         text::clauses_of(sentence).into_iter().find_map(|clause| {
             let source = support::aligned_sentence(clause, grounds.cited)?;
             let condition = open_condition(source)?;
