@@ -104,7 +104,14 @@ impl Ask {
         if !sentences.is_empty() && sentences.iter().all(|s| is_pointer(s)) {
             return Err(Miss::Pointer);
         }
-        if let Some(other) = sentences.iter().find_map(|s| self.other_subject(s, grounds).or_else(|| self.sibling(s, &answer_terms, grounds.pairs))) {
+        // Once a sentence has spoken of the question's subject, a later one may name another
+        // ("No, Starter has no multi-currency invoicing. Growth adds it.").
+        let names_subject = |s: &&str| self.core_names.iter().any(|n| names::mentions(&text::terms(s), n));
+        let other = sentences.iter().enumerate().find_map(|(i, s)| {
+            let after_subject = sentences[..i].iter().any(names_subject);
+            (!after_subject).then(|| self.other_subject(s, grounds)).flatten().or_else(|| self.sibling(s, &answer_terms, grounds.pairs))
+        });
+        if let Some(other) = other {
             return Err(Miss::OtherSubject(other));
         }
         if let Some(other) = sentences.iter().find_map(|s| self.other_period(s).or_else(|| self.dropped_condition(s, answer, grounds))) {
@@ -930,6 +937,18 @@ mod tests {
         assert!(back.is_ok(), "{back:?}");
         // With the name as its subject, the sentence speaks of it.
         let other = own_words(question, "NFS mailboxes are locked with fcntl() locking and dot locking together.", cited);
+        assert!(matches!(other, Err(Miss::OtherSubject(_))), "{other:?}");
+    }
+
+    /// An answer that has spoken of the question's subject may go on to
+    /// another ("… Growth adds it"); one that never does speaks of another.
+    #[test]
+    fn a_later_sentence_may_name_another_subject() {
+        let cited = "The Starter plan does not include multi-currency invoicing. The Growth plan adds multi-currency invoicing.";
+        let question = "I'm on the Starter plan. Can I invoice a client in another currency?";
+        let on = own_words(question, "No, the Starter plan doesn't include multi-currency invoicing. You'd need to move up to Growth, which adds it.", cited);
+        assert!(on.is_ok(), "{on:?}");
+        let other = own_words(question, "The Growth plan adds multi-currency invoicing.", cited);
         assert!(matches!(other, Err(Miss::OtherSubject(_))), "{other:?}");
     }
 
