@@ -39,9 +39,10 @@ pub fn is_generic_adjective(word: &str) -> bool {
 /// general nouns, which stand for whatever the answer names ("what happens
 /// to my *things*"), and the adverbs of time, degree and focus the stop
 /// list leaves out ("*just* to keep track", "*straight away*", "*already*
-/// sent").
+/// sent"), and "whose", the one relative pronoun it leaves out (it has
+/// "who", "whom", "which").
 pub const PERIPHERAL: &[&str] = &[
-    "nobody", "nothing", "nowhere", "ones", "thing", "things", "stuff", 
+    "nobody", "nothing", "nowhere", "ones", "thing", "things", "stuff", "whose",
     "just", "also", "even", "still", "already", "yet", "now", "soon", "later", "again", "instead", "ever", "away",
     "straight", "really", "quite", "rather", "almost", "maybe", "perhaps", "anyway", "else", "actually", "simply",
     "right", "back", "together", "meanwhile", "otherwise",
