@@ -1083,17 +1083,10 @@ const PREPOSITIONS: &[&str] = &["at", "in", "on", "for", "with", "under", "durin
 fn related(clause: &str, antecedent: Option<&str>, clause_names: &[&String], passage: &str, heading: &str) -> bool {
     let name_terms: Vec<String> = clause_names.iter().flat_map(|n| text::terms(n)).collect();
     let other_names: Vec<String> = antecedent.map(|a| text::names(a).iter().flat_map(|n| text::terms(n)).collect()).unwrap_or_default();
-    let mut said: Vec<String> = content_terms(&format!("{} {clause}", antecedent.unwrap_or_default()))
+    let said: Vec<String> = content_terms(&format!("{} {clause}", antecedent.unwrap_or_default()))
         .into_iter()
         .filter(|t| !name_terms.contains(t) && !other_names.contains(t) && particle(t).is_none())
         .collect();
-    // A clause wholly in words the passages never write ("so the cheapest
-    // option is Starter") places nothing by its words: only its names must
-    // meet, and its words are the judge's to weigh.
-    let written = text::terms(&format!("{heading}\n{passage}"));
-    if said.iter().all(|t| !written.contains(t)) {
-        said.clear();
-    }
     // Two names in one clause are a relation between them: one sentence must
     // state it. One name is a subject, and the sentence that runs on may add to it.
     let stretches = if clause_names.len() == 1 { windows(passage) } else { text::sentences(passage).into_iter().map(str::to_string).collect() };
@@ -1470,21 +1463,6 @@ mod tests {
         assert!(swapped.score <= PAIRING_CAP, "{swapped:?}");
         assert!(!runs_on("Members must clear desks daily.", "The Quiet Zone is silent."));
         assert!(runs_on("Dogs are allowed on Fridays.", "They must be kept on a leash."));
-    }
-
-    /// A clause in words the passages never write ("which runs Billwren", "so
-    /// the cheapest option is Starter") is placed by its names alone; one
-    /// that writes the passages' words must meet its name with them.
-    #[test]
-    fn a_clause_in_the_claims_own_words_is_placed_by_its_names() {
-        let source = [hit("liability-03", "Wrenfield Labs is not liable for penalties charged by a tax authority because of data entered into Billwren.")];
-        let right = check("Wrenfield Labs, which runs Billwren, is not liable for penalties a tax authority charges.", &[], &source);
-        assert!(right.caps.is_empty(), "{right:?}");
-        let plans = [hit("plans-03", "Starter costs $12.50 per month. Recurring invoices come with the Growth plan.")];
-        assert!(check("So the cheapest option is Starter.", &[], &plans).caps.is_empty());
-        // The passage's own words put on another name are still a swap.
-        let swapped = check("Recurring invoices come with the Starter plan.", &[], &plans);
-        assert!(swapped.score <= PAIRING_CAP, "{swapped:?}");
     }
 
     /// "A is B and C is D" relates two pairs of names: each pair is stated by
