@@ -14,7 +14,7 @@
 
 use crate::stages::question::opens_with_back_reference;
 use crate::stages::retrieve::Hit;
-use crate::text::grammar::{is_function_word, AUXILIARIES};
+use crate::text::grammar::{is_function_word, AUXILIARIES, CONDITIONALS};
 use crate::text::{self, literal, names};
 
 /// A score above this supports a claim on its own.
@@ -767,7 +767,9 @@ fn contradiction(claim: &str, sentence: &str) -> Option<String> {
     let statement = negated(claim) > 0 || words.iter().any(|w| AUXILIARIES.contains(&w.as_str()));
     let same_bound = negated(claim) == 0 && upper_bound(claim) && negated_comparative(sentence);
     // Polarity is whether a clause negates: "not kept … and never kept" says one "not" twice.
-    if statement && (negated(claim) > 0) != (negated(sentence) > 0) && !same_bound {
+    // A condition's polarity says which case it names, not whether a fact holds.
+    let a_case = names_a_case(claim) || names_a_case(sentence);
+    if statement && (negated(claim) > 0) != (negated(sentence) > 0) && !same_bound && !a_case {
         return Some("negation differs from the source".into());
     }
     let (claim_words, source_words) = (text::lower_words(claim), text::lower_words(sentence));
@@ -777,6 +779,19 @@ fn contradiction(claim: &str, sentence: &str) -> Option<String> {
         let (claimed, stated) = (text::terms(claim), text::terms(sentence));
         swapped(EXCLUSIVE_VALUES.iter().copied(), |v| claimed.contains(&text::stem(v)), |v| stated.contains(&text::stem(v)))
     })
+}
+
+/// A clause that opens with a condition, its subordinator among its first
+/// three words (after a coordinator or a focus adverb: "and only if"). It
+/// names a case, and its polarity says which: "if every room had a
+/// deposit" and "if one room has no deposit" are two cases, "(unless the
+/// guest has a badge)" an exception to a rule, and none of them states a
+/// fact that another clause could deny or affirm ("If anyone can open a
+/// locker they can take …" is no rule that "a locker must not be open to
+/// anyone" flips). The statement a condition governs is a clause of its
+/// own, and is still set against the source's.
+fn names_a_case(clause: &str) -> bool {
+    text::lower_words(clause).iter().take(3).any(|w| CONDITIONALS.contains(&w.as_str()))
 }
 
 /// The first of `sets` of values that exclude one another (a pair of
@@ -1450,6 +1465,20 @@ mod tests {
         let source = [hit("hours-03", "A member can collect a temporary card from reception at no charge.")];
         assert!(check("A member can not collect a temporary card from reception at no charge.", &[], &source).score <= CONTRADICTION_CAP);
         assert_eq!(check("A member can collect a temporary card from reception at no charge.", &[], &source).score, 1.0);
+    }
+
+    /// A condition names a case: another case, or a statement of fact, set
+    /// against it is no flip; the statement it governs still is.
+    #[test]
+    fn a_condition_names_a_case_and_is_no_flip() {
+        let source = [hit("lockers-05", "If anyone can open a shared locker they can take what is inside it.")];
+        let rule = check("A shared locker must not be open to anyone.", &[], &source);
+        assert!(rule.caps.iter().all(|c| !c.contains("negation")), "{rule:?}");
+        let source = [hit("rooms-03", "If one room of a booking has no deposit, the booking is held for a day.")];
+        let other_case = check("If every room of a booking had a deposit, the booking would be confirmed.", &[], &source);
+        assert!(other_case.caps.iter().all(|c| !c.contains("negation")), "{other_case:?}");
+        let flipped = check("If one room of a booking has no deposit, the booking is not held for a day.", &[], &source);
+        assert!(flipped.score <= CONTRADICTION_CAP, "{flipped:?}");
     }
 
     /// Two facts of one subject from neighbouring sentences are one answer;

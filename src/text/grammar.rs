@@ -9,6 +9,9 @@ pub const AUXILIARIES: &[&str] = &[
     "is", "are", "was", "were", "am", "be", "been", "do", "does", "did", "has", "have", "had", "can", "could", "will", "would",
     "shall", "should", "may", "might", "must",
 ];
+/// Subordinators that open a condition: the clause they open names a case
+/// ("if it is listed", "unless it is listed", "until it is purged").
+pub const CONDITIONALS: &[&str] = &["if", "unless", "until", "whenever"];
 /// Light (delexical) verbs: in "get a discount", "give notice", "take effect",
 /// "goes off" the meaning sits in the noun or particle, not the verb.
 pub const LIGHT_VERBS: &[&str] = &[
