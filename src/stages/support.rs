@@ -218,8 +218,10 @@ pub fn sanity(claim: &str, passage: &str, context: &Context<'_>, score: f64) -> 
 /// passage's value nor the passage the claim's. A value the asker gave, or
 /// a template of the passage filled with it, is the asker's.
 fn replaced_literal(claim: &str, passage: &str, question: &str) -> Option<String> {
-    let (claimed, stated) = (framed_literals(claim), framed_literals(passage));
-    let (own, theirs) = (code_values(claim), code_values(passage));
+    let framed = |text: &str| -> Vec<(String, String, String)> { framed_literals(text).into_iter().chain(framed_identifiers(text)).collect() };
+    let (claimed, stated) = (framed(claim), framed(passage));
+    let values = |framed: &[(String, String, String)], text: &str| -> Vec<String> { code_values(text).into_iter().chain(framed.iter().map(|(_, v, _)| v.clone())).collect() };
+    let (own, theirs) = (values(&claimed, claim), values(&stated, passage));
     let (given, holes, forms) = (literal::given_values(question), literal::placeholders(passage), [literal::literal_form(passage)]);
     let asker = |v: &str| v.split_whitespace().all(|w| literal::piece_of(w, &given)) || literal::fills_template(v, &given, &holes, &forms);
     claimed.iter().filter(|(_, v, _)| !theirs.contains(v) && !asker(v)).find_map(|(before, value, after)| {
@@ -241,6 +243,30 @@ fn framed_literals(text: &str) -> Vec<(String, String, String)> {
             let before = text::lower_words(pieces[i - 1]).pop()?;
             let after = text::lower_words(pieces[i + 1]).into_iter().next()?;
             Some((before, text::squash_whitespace(pieces[i]).to_lowercase(), after))
+        })
+        .collect()
+}
+
+/// The identifiers a text writes outside code marks, framed as
+/// [`framed_literals`] frames its code: lowercase words joined by hyphens
+/// ("in the debian-policy package"), which a manual writes with or without
+/// the marks. English writes some compounds so ("a two-person team"); set
+/// in another's frame, one of those is a changed value all the same.
+fn framed_identifiers(text: &str) -> Vec<(String, String, String)> {
+    let identifier = |w: &str| {
+        w.contains('-') && w.chars().any(|c| c.is_ascii_lowercase()) && w.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            && !w.starts_with('-') && !w.ends_with('-')
+    };
+    let bare = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+    text.split('`')
+        .step_by(2)
+        .flat_map(|stretch| {
+            let words: Vec<&str> = stretch.split_whitespace().collect();
+            // A word with a mark after it ends its phrase: no frame runs across the mark.
+            (1..words.len().saturating_sub(1))
+                .filter(|&i| identifier(words[i]) && !words[i - 1].ends_with(|c: char| !c.is_alphanumeric()))
+                .map(|i| (bare(words[i - 1]), words[i].to_string(), bare(words[i + 1])))
+                .collect::<Vec<_>>()
         })
         .collect()
 }
@@ -1422,6 +1448,20 @@ mod tests {
         let context = Context { known: &known, question: "Where do the plugins of my package frobber go?", ..Context::default() };
         let filled = check_in("The plugin goes in the `/usr/lib/frobber` directory.", &[], &source, &context);
         assert!(filled.caps.is_empty(), "{filled:?}");
+    }
+
+    /// A hyphenated identifier written without code marks is a literal too:
+    /// another in its place changes the fact, the passage's own does not.
+    #[test]
+    fn an_identifier_in_another_identifiers_place_is_changed() {
+        let source = [hit("docs-04", "The style guide ships in the frob-handbook package, beside the reference.")];
+        let moved = check("The style guide is in the frob-reference package.", &[], &source);
+        assert!(moved.score <= CONTRADICTION_CAP && moved.caps.iter().any(|c| c.contains("where the source says `frob-handbook`")), "{moved:?}");
+        let kept = check("You'll find the style guide in the frob-handbook package.", &[], &source);
+        assert!(kept.caps.is_empty(), "{kept:?}");
+        let source = [hit("teams-02", "A four-person team may book the Harbor Room.")];
+        let changed = check("A six-person team may book the Harbor Room.", &[], &source);
+        assert!(changed.score <= CONTRADICTION_CAP, "{changed:?}");
     }
 
     #[test]

@@ -819,15 +819,28 @@ pub(super) fn condition(words: &[String]) -> Vec<String> {
 /// Women", "the Growth plan or the Scale plan"): each the or's own conjunct,
 /// at most a word (a noun, an article) between it and the "or"; names far
 /// apart ("like Xvfb, with no display or input devices. … Provides")
-/// are no alternatives.
+/// are no alternatives, and nor are those a question of existence asks
+/// about ("Is there an EPUB or PDF of Policy?" is answered yes or no: its
+/// "or" joins what would do, it offers no choice).
 pub(super) fn options(question: &str, all_names: &[String]) -> Vec<String> {
     let words_between = |text: &str| text.split_whitespace().count();
     question.to_lowercase().match_indices(" or ").find_map(|(or, marker)| {
         let (front, back) = (&question[..or], &question[or + marker.len()..]);
+        if asks_existence(front) {
+            return None;
+        }
         let before = all_names.iter().find(|n| front.rfind(n.as_str()).is_some_and(|at| words_between(&front[at + n.len()..]) <= 1))?;
         let after = all_names.iter().find(|n| back.find(n.as_str()).is_some_and(|at| words_between(&back[..at]) <= 1))?;
         (before != after).then(|| vec![before.clone(), after.clone()])
     }).unwrap_or_default()
+}
+
+/// The sentence `front` ends in opens by asking whether something exists:
+/// "Is there …", "Are there any …", "Was there …".
+fn asks_existence(front: &str) -> bool {
+    let sentence = text::sentences(front).pop().unwrap_or_default();
+    let words = text::lower_words(sentence);
+    matches!(words.as_slice(), [be, there, ..] if matches!(be.as_str(), "is" | "are" | "was" | "were") && there == "there")
 }
 
 #[cfg(test)]
@@ -940,6 +953,7 @@ mod tests {
         assert_eq!(a.options, ["Arthur's Magazine", "First for Women"]);
         assert!(a.names.is_empty());
         assert_eq!(ask("Is the Growth plan or the Scale plan cheaper?").options, ["Growth", "Scale"]);
+        assert!(ask("I read on paper. Is there an EPUB or PDF of the Handbook?").options.is_empty(), "a question of existence");
         assert!(ask("It is a bit like Xvfb, with no display or input devices. Should it declare Provides: xserver?").options.is_empty());
         assert_eq!(ask("What does the Flex Desk plan include?").names, ["Flex Desk"]);
     }
