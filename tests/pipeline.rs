@@ -124,6 +124,23 @@ fn an_answer_one_reference_away_needs_the_hop() {
     assert_eq!(without.status, Status::Refused, "{:?}", without.answer);
 }
 
+/// The passage between two hits of one section takes a reserved slot, ahead
+/// of a reference, and the retrieve stage names it; with no slots it is not
+/// retrieved.
+#[test]
+fn the_passage_between_two_hits_of_a_section_is_retrieved() {
+    let corpus = MemoryCorpus::load_chunked(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gaps"), 120).expect("fixture corpus");
+    let question = "Where do visiting boats moor at the north pontoon?";
+    let config = Config { top_k: 2, hop_slots: 1, ..Config::default() };
+    let r = ask_with(&corpus, &config, question);
+    let ids: Vec<&str> = r.retrieval.iter().map(|p| p.passage_id.as_str()).collect();
+    assert_eq!(ids, ["moorings-01", "moorings-03", "moorings-02"]);
+    let retrieve = r.stages.iter().find(|s| s.name == StageName::Retrieve).unwrap();
+    assert!(retrieve.detail.contains("filled 1 gap between hits of a section: moorings-02"), "{}", retrieve.detail);
+    let without = ask_with(&corpus, &Config { hop_slots: 0, ..config }, question);
+    assert_eq!(without.retrieval.len(), 2);
+}
+
 /// Weak evidence is looked up once more for the words no passage held: a
 /// question is rescued, and one whose second lookup does not answer it still
 /// refuses. With the rewrite off, the first is refused.

@@ -96,7 +96,11 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         // A vector match under the floor is no nearer in meaning than any passage: it is not evidence.
         let near: Option<Vec<(String, f64)>> = vector.as_ref().map(|v| v.iter().filter(|(_, s)| *s >= self.config.vector_min_score).cloned().collect());
         let mut hits = self.fuse(lookup.hits.clone(), near.as_deref(), k).await?;
-        let followed = self.follow(&hits).await?;
+        // The slots beyond the top k: first the passages between two hits of
+        // one section, nearer to what the hits say than one they refer to.
+        let filled = self.fill_gaps(&hits, self.config.hop_slots).await?;
+        let followed = self.follow(&hits, self.config.hop_slots - filled.len()).await?;
+        hits.extend(filled);
         hits.extend(followed);
         let meant = match (self.models, word_vectors.is_empty()) {
             (Some(models), false) => match self.meant(models, &unknown, &word_vectors, &hits).await {
@@ -175,14 +179,29 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         Query { terms, expression, k, heading_weight: self.config.heading_weight }
     }
 
-    /// One hop: the passages the hits refer to, in the reserved slots.
-    pub(super) async fn follow(&self, hits: &[Hit]) -> Result<Vec<Hit>, ApiError> {
-        if self.config.hop_slots == 0 || hits.is_empty() {
+    /// The passages between two hits of one section (see [`retrieve::gaps`]),
+    /// at most `slots` of them, scored as the lowest hit.
+    pub(super) async fn fill_gaps(&self, hits: &[Hit], slots: usize) -> Result<Vec<Hit>, ApiError> {
+        let ids: Vec<String> = retrieve::gaps(hits).into_iter().take(slots).collect();
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let stored = self.corpus.passages(&self.scope, &ids).await?;
+        let lowest = hits.iter().map(|h| h.score).fold(f64::INFINITY, f64::min);
+        Ok(stored
+            .into_iter()
+            .map(|h| Hit { id: h.id, doc: h.doc, section: h.section, text: h.text, score: lowest, lexical_rank: None, vector_rank: None, origin: h.origin, via: None })
+            .collect())
+    }
+
+    /// One hop: the passages the hits refer to, in the `slots` left of those reserved.
+    pub(super) async fn follow(&self, hits: &[Hit], slots: usize) -> Result<Vec<Hit>, ApiError> {
+        if slots == 0 || hits.is_empty() {
             return Ok(Vec::new());
         }
         let ids: Vec<String> = hits.iter().map(|h| h.id.clone()).collect();
         let references = self.corpus.references(&self.scope, &ids).await?;
-        Ok(retrieve::follow(hits, &references, self.config.hop_slots, self.config.hop_decay))
+        Ok(retrieve::follow(hits, &references, slots, self.config.hop_decay))
     }
 
     /// No evidence to weigh: no passage shares a term with the question (the

@@ -98,7 +98,7 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
             Err(e) => return Ok(self.model_failed(f, StageName::Retrieve, started, &e)),
         };
         f.retrieval = hits.iter().map(retrieved).collect();
-        let searched = hits.iter().filter(|h| h.via.is_none()).count();
+        let searched = hits.iter().filter(|h| h.via.is_none() && !h.fills_gap()).count();
         let mut detail = match &vector {
             Some(v) => format!("{searched} passages: {lexical_count} by BM25, {} by vector, fused by reciprocal rank", v.len()),
             None => format!("{searched} passages by BM25 over {} question terms", keyed.len()),
@@ -106,6 +106,10 @@ impl<C: Corpus, K: Clock, M: Models> Pipeline<'_, C, K, M> {
         let edges: Vec<String> = hits.iter().filter_map(|h| h.via.as_ref().map(|from| format!("{from} -> {}", h.id))).collect();
         if !edges.is_empty() {
             detail += &format!("; followed {} reference{}: {}", edges.len(), if edges.len() == 1 { "" } else { "s" }, edges.join(", "));
+        }
+        let gaps: Vec<&str> = hits.iter().filter(|h| h.fills_gap()).map(|h| h.id.as_str()).collect();
+        if !gaps.is_empty() {
+            detail += &format!("; filled {} gap{} between hits of a section: {}", gaps.len(), if gaps.len() == 1 { "" } else { "s" }, gaps.join(", "));
         }
         self.finish(&mut f.stages, StageName::Retrieve, StageStatus::Passed, started, detail);
 

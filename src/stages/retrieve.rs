@@ -26,6 +26,40 @@ pub struct Hit {
     pub via: Option<String>,
 }
 
+impl Hit {
+    /// Neither list ranked it and no reference led to it: it is the passage
+    /// between two hits of one section (see [`gaps`]).
+    pub fn fills_gap(&self) -> bool {
+        self.lexical_rank.is_none() && self.vector_rank.is_none() && self.via.is_none()
+    }
+}
+
+/// The passages that sit between two hits of one section: a passage not
+/// retrieved whose neighbours on both sides were ("ch-files-14" and
+/// "ch-files-16", so "ch-files-15"). A section cut into passages states its
+/// rule across them, and the middle of two that match is part of what they
+/// say (an example the rule before it sets up, the value the text after it
+/// explains). Ids are a document's stem and a running number (see
+/// `corpus::chunk`); each gap once, in the order of the hit before it.
+pub fn gaps(hits: &[Hit]) -> Vec<String> {
+    let numbered = |id: &str| -> Option<(String, char, usize)> {
+        let at = id.rfind(['-', ':'])?;
+        let number: usize = id[at + 1..].parse().ok()?;
+        Some((id[..at].to_string(), id[at..].chars().next()?, number))
+    };
+    let mut found: Vec<String> = Vec::new();
+    for hit in hits {
+        let Some((stem, mark, n)) = numbered(&hit.id) else { continue };
+        let id = |n: usize| format!("{stem}{mark}{n:02}");
+        let after = hits.iter().any(|h| h.id == id(n + 2) && h.section == hit.section);
+        let (middle, taken) = (id(n + 1), |m: &String| hits.iter().any(|h| &h.id == m));
+        if after && !taken(&middle) && !found.contains(&middle) {
+            found.push(middle);
+        }
+    }
+    found
+}
+
 /// The passages the hits refer to, one hop: each followed reference's target
 /// not already a hit, scored its referrer's score times `decay`, in the
 /// referrers' order, at most `slots` of them. Reserved slots, beyond the
@@ -136,6 +170,22 @@ pub fn fuse(lists: &[&[String]]) -> Vec<(String, f64, Vec<Option<usize>>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn at(id: &str, section: &str) -> Hit {
+        Hit { id: id.into(), section: section.into(), ..Hit::default() }
+    }
+
+    /// The passage between two hits of one section is theirs; one beside a
+    /// single hit, or between two sections, or already retrieved, is not.
+    #[test]
+    fn the_passage_between_two_hits_of_a_section_is_a_gap() {
+        let hits = [at("ch-files-16", "10.4"), at("ch-files-14", "10.4"), at("ch-files-17", "10.4"), at("guide:3:02", "Intro"), at("guide:3:04", "Intro")];
+        assert_eq!(gaps(&hits), ["ch-files-15", "guide:3:03"]);
+        assert!(gaps(&[at("rules-01", "A"), at("rules-03", "B")]).is_empty(), "two sections");
+        assert!(gaps(&[at("rules-01", "A"), at("rules-02", "A"), at("rules-03", "A")]).is_empty(), "every passage retrieved");
+        assert!(gaps(&[at("rules-01", "A"), at("rules-04", "A")]).is_empty(), "two passages apart");
+        assert!(gaps(&[at("rules-09", "A"), at("rules-11", "A")]) == ["rules-10"], "numbers past nine");
+    }
 
     fn ids(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
