@@ -14,7 +14,7 @@
 
 use crate::stages::question::opens_with_back_reference;
 use crate::stages::retrieve::Hit;
-use crate::text::grammar::{is_function_word, AUXILIARIES, CONDITIONALS};
+use crate::text::grammar::{is_function_word, AUXILIARIES, CONDITIONALS, CONSEQUENCES};
 use crate::text::{self, literal, names};
 
 /// A score above this supports a claim on its own.
@@ -1040,8 +1040,16 @@ fn paired_in_a_window(claim: &str, claim_names: &[String], known_names: &[String
             }
             claimed.is_empty() || claimed.iter().any(|name| bound_alike(q, name, &all_names, passage, heading))
         });
-        bound && (asker_words || related(clause, before, &clause_names, passage, heading))
+        bound && (asker_words || concludes(clause) || related(clause, before, &clause_names, passage, heading))
     })
+}
+
+/// A clause that draws a conclusion from what the answer said before it
+/// ("…, so the cheapest option is Starter"): no one stretch of the source
+/// writes an inference, and the judge weighs it. Its names and numbers are
+/// still the source's, each bound as the source binds it.
+fn concludes(clause: &str) -> bool {
+    text::lower_words(clause).first().is_some_and(|w| CONSEQUENCES.contains(&w.as_str()))
 }
 
 /// The coordinator words of English that join two statements of value.
@@ -1424,6 +1432,19 @@ mod tests {
         }
         assert_eq!(check("A Flex Desk costs $220 per month.", &[], &[hit("pricing-01", plans)]).score, 1.0);
         assert!(check("With the discount, a Flex Desk costs $198.", &[], &[hit("p", together)]).score >= 0.7);
+    }
+
+    /// A conclusion drawn from the facts before it relates its name by
+    /// inference; the same words stated as a fact must be the source's.
+    #[test]
+    fn a_conclusion_is_not_a_restated_relation() {
+        let source = [hit("plans-02", "The Free plan has no API access. The Starter plan allows 60 requests per minute.")];
+        let concluded = check("The Free plan has no API access, so the cheapest option is Starter.", &[], &source);
+        assert!(concluded.caps.is_empty(), "{concluded:?}");
+        let stated = check("The cheapest option is Starter.", &[], &source);
+        assert!(stated.score <= PAIRING_CAP, "{stated:?}");
+        let unbound = check("The Free plan has no API access, so Starter allows 90 requests per minute.", &[], &source);
+        assert!(unbound.score <= QUANTITY_CAP, "{unbound:?}");
     }
 
     #[test]

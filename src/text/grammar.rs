@@ -12,6 +12,10 @@ pub const AUXILIARIES: &[&str] = &[
 /// Subordinators that open a condition: the clause they open names a case
 /// ("if it is listed", "unless it is listed", "until it is purged").
 pub const CONDITIONALS: &[&str] = &["if", "unless", "until", "whenever"];
+/// Connectives that open a conclusion drawn from what was said before
+/// ("…, *so* the cheapest option is Starter"): the clause infers, it does
+/// not restate.
+pub const CONSEQUENCES: &[&str] = &["so", "therefore", "thus", "hence", "consequently"];
 /// Light (delexical) verbs: in "get a discount", "give notice", "take effect",
 /// "goes off" the meaning sits in the noun or particle, not the verb.
 pub const LIGHT_VERBS: &[&str] = &[
