@@ -1044,12 +1044,15 @@ fn paired_in_a_window(claim: &str, claim_names: &[String], known_names: &[String
     })
 }
 
-/// A clause that draws a conclusion from what the answer said before it
-/// ("…, so the cheapest option is Starter"): no one stretch of the source
-/// writes an inference, and the judge weighs it. Its names and numbers are
-/// still the source's, each bound as the source binds it.
+/// A clause that draws a conclusion from what the answer said before it:
+/// it opens with a consequence connective ("…, so the cheapest option is
+/// Starter"), or its verb is in the conditional mood, the source's facts
+/// applied to the asker's case ("you'd need to move up to Growth"). No one
+/// stretch of the source writes an inference, and the judge weighs it. Its
+/// names and numbers are still the source's, each bound as the source binds it.
 fn concludes(clause: &str) -> bool {
-    text::lower_words(clause).first().is_some_and(|w| CONSEQUENCES.contains(&w.as_str()))
+    let conditional_mood = clause.to_lowercase().split_whitespace().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')).any(|w| w == "would" || w.ends_with("'d") || w.ends_with("’d"));
+    conditional_mood || text::lower_words(clause).first().is_some_and(|w| CONSEQUENCES.contains(&w.as_str()))
 }
 
 /// The coordinator words of English that join two statements of value.
@@ -1445,6 +1448,10 @@ mod tests {
         assert!(stated.score <= PAIRING_CAP, "{stated:?}");
         let unbound = check("The Free plan has no API access, so Starter allows 90 requests per minute.", &[], &source);
         assert!(unbound.score <= QUANTITY_CAP, "{unbound:?}");
+        let advised = check("You'd need to move up to Starter for API access.", &[], &source);
+        assert!(advised.caps.is_empty(), "{advised:?}");
+        let stated = check("Starter is the plan that adds API access.", &[], &source);
+        assert!(stated.score <= PAIRING_CAP, "{stated:?}");
     }
 
     #[test]
