@@ -445,13 +445,30 @@ pub const ALIGNED: f64 = 0.75;
 /// entailment score's question, not this one's. Nor does a short claim set
 /// against a long clause whose negation sits in the part it does not
 /// restate ("the account is suspended" against "an account whose breach is
-/// not fixed … is suspended").
+/// not fixed … is suspended"). But where that clause states no value of
+/// the claim's kind, a source clause that states the claim's value and
+/// holds [`ALIGNED`] of its terms is the one it restates, however long:
+/// "Receipt Scanning would be $6 a month" restates "The Receipt Scanning
+/// add-on costs $6 per month and includes 200 receipt scans per month",
+/// not "unused receipt scans do not carry over to the next month".
 fn aligned_clause<'a>(clause: &str, passage: &'a str) -> Option<&'a str> {
-    aligned_clauses(clause, passage)
+    let values = text::quantities(clause);
+    let wanted = content_terms(clause);
+    let states_its_value = |source: &str| text::quantities(source).iter().any(|s| values.iter().any(|q| q.agrees_with(s)));
+    let states_a_value = |source: &str| text::quantities(source).iter().any(|s| values.iter().any(|q| q.unit == s.unit));
+    let valued = sharing_clauses(&wanted, passage)
+        .into_iter()
+        .filter(|&(shared, _, source)| shared >= 2 && shared as f64 >= ALIGNED * wanted.len() as f64 && states_its_value(source))
+        .max_by(|a, b| a.0.cmp(&b.0).then(std::cmp::Ordering::Greater));
+    let best = aligned_clauses(clause, passage)
         .into_iter()
         // Of two clauses holding as many of the claim's terms, the one with fewer terms of its own restates it.
         .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(std::cmp::Ordering::Greater))
-        .map(|(_, _, c)| c)
+        .map(|(_, _, c)| c);
+    match (best, valued) {
+        (Some(best), Some((_, _, source))) if !states_a_value(best) => Some(source),
+        (best, _) => best,
+    }
 }
 
 /// Every source clause that restates a claim's clause (see
@@ -1479,6 +1496,22 @@ mod tests {
         assert!(restated.caps.is_empty(), "{restated:?}");
         let other = check("Growth offers phone calls.", &[], &source);
         assert!(other.score <= PAIRING_CAP, "{other:?}");
+    }
+
+    /// A clause stating a value is set against the source clause stating
+    /// that value with its words, not against a shorter one that shares
+    /// its words and negates something else; a value stated in a clause
+    /// about something else leaves the negated relation to be checked.
+    #[test]
+    fn a_value_is_restated_by_the_clause_stating_it() {
+        let source = [hit("plans-07", "The Receipt Scanning add-on costs $6 per month and includes 200 receipt scans per month, and unused receipt scans do not carry over to the next month.")];
+        let priced = check("So Receipt Scanning would be $6 a month.", &[], &source);
+        assert!(priced.caps.is_empty(), "{priced:?}");
+        let flipped = check("Unused receipt scans can carry over to the next month.", &[], &source);
+        assert!(flipped.score <= CONTRADICTION_CAP && flipped.caps.iter().any(|c| c.contains("negation")), "{flipped:?}");
+        let source = [hit("rooms-03", "Quay Builders renovated the Harbor Room in spring. The Harbor Room (opened 2019) seats twelve.")];
+        let denied = check("The Harbor Room was not renovated in 2019.", &[], &source);
+        assert!(denied.score <= CONTRADICTION_CAP && denied.caps.iter().any(|c| c.contains("negation")), "{denied:?}");
     }
 
     #[test]
