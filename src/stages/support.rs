@@ -452,23 +452,24 @@ pub const ALIGNED: f64 = 0.75;
 /// add-on costs $6 per month and includes 200 receipt scans per month",
 /// not "unused receipt scans do not carry over to the next month".
 fn aligned_clause<'a>(clause: &str, passage: &'a str) -> Option<&'a str> {
-    let values = text::quantities(clause);
     let wanted = content_terms(clause);
-    let states_its_value = |source: &str| text::quantities(source).iter().any(|s| values.iter().any(|q| q.agrees_with(s)));
-    let states_a_value = |source: &str| text::quantities(source).iter().any(|s| values.iter().any(|q| q.unit == s.unit));
-    let valued = sharing_clauses(&wanted, passage)
-        .into_iter()
-        .filter(|&(shared, _, source)| shared >= 2 && shared as f64 >= ALIGNED * wanted.len() as f64 && states_its_value(source))
-        .max_by(|a, b| a.0.cmp(&b.0).then(std::cmp::Ordering::Greater));
-    let best = aligned_clauses(clause, passage)
-        .into_iter()
+    let sharing = sharing_clauses(&wanted, passage);
+    let best = sharing
+        .iter()
+        .filter(|&&(shared, own, _)| holds_enough(shared, wanted.len()) && 2 * shared >= own)
         // Of two clauses holding as many of the claim's terms, the one with fewer terms of its own restates it.
-        .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(std::cmp::Ordering::Greater))
-        .map(|(_, _, c)| c);
-    match (best, valued) {
-        (Some(best), Some((_, _, source))) if !states_a_value(best) => Some(source),
-        (best, _) => best,
+        .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(std::cmp::Ordering::Greater))?
+        .2;
+    let values = text::quantities(clause);
+    if values.is_empty() || text::quantities(best).iter().any(|s| values.iter().any(|q| q.unit == s.unit)) {
+        return Some(best);
     }
+    let states_its_value = |source: &str| text::quantities(source).iter().any(|s| values.iter().any(|q| q.agrees_with(s)));
+    let valued = sharing
+        .iter()
+        .filter(|&&(shared, _, source)| holds_enough(shared, wanted.len()) && states_its_value(source))
+        .max_by(|a, b| a.0.cmp(&b.0).then(std::cmp::Ordering::Greater));
+    Some(valued.map_or(best, |v| v.2))
 }
 
 /// Every source clause that restates a claim's clause (see
@@ -477,8 +478,14 @@ fn aligned_clauses<'a>(clause: &str, passage: &'a str) -> Vec<(usize, usize, &'a
     let wanted = content_terms(clause);
     sharing_clauses(&wanted, passage)
         .into_iter()
-        .filter(|&(shared, own, _)| shared >= 2 && shared as f64 >= ALIGNED * wanted.len() as f64 && 2 * shared >= own)
+        .filter(|&(shared, own, _)| holds_enough(shared, wanted.len()) && 2 * shared >= own)
         .collect()
+}
+
+/// A source clause holding `shared` of a claim clause's `wanted` terms
+/// holds enough of them to restate it: [`ALIGNED`] of them, two at least.
+fn holds_enough(shared: usize, wanted: usize) -> bool {
+    shared >= 2 && shared as f64 >= ALIGNED * wanted as f64
 }
 
 /// Each source clause with how many of the `wanted` terms it holds, and its own count.
@@ -1068,8 +1075,10 @@ fn paired_in_a_window(claim: &str, claim_names: &[String], known_names: &[String
 /// stretch of the source writes an inference, and the judge weighs it. Its
 /// names and numbers are still the source's, each bound as the source binds it.
 fn concludes(clause: &str) -> bool {
-    let conditional_mood = clause.to_lowercase().split_whitespace().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')).any(|w| w == "would" || w.ends_with("'d") || w.ends_with("’d"));
-    conditional_mood || text::lower_words(clause).first().is_some_and(|w| CONSEQUENCES.contains(&w.as_str()))
+    // (`lower_words` keeps a contraction whole and writes its apostrophe straight: "you'd".)
+    let words = text::lower_words(clause);
+    let conditional_mood = words.iter().any(|w| w == "would" || w.ends_with("'d"));
+    conditional_mood || words.first().is_some_and(|w| CONSEQUENCES.contains(&w.as_str()))
 }
 
 /// The coordinator words of English that join two statements of value.
