@@ -367,9 +367,11 @@ const NOUN_PHRASE_OPENERS: &[&str] = &[
 /// free", "per *black-and-white page*"). A phrase opens at the start of a
 /// clause or after an article, possessive, quantifier, number or preposition, so a
 /// verb and its object ("I *bring dogs*") are not one; a hyphenated compound
-/// is one word; numbers, stopwords and marks part words.
+/// is one word; numbers, stopwords, marks and identifiers (see
+/// [`without_identifiers`]) part words.
 pub fn modifier_pairs(text: &str) -> Vec<[(String, String); 2]> {
     let mut pairs = Vec::new();
+    let text = without_identifiers(text);
     for piece in text.split([',', '.', ';', ':', '(', ')', '!', '?', '"', '\u{201c}', '\u{201d}']) {
         let raw: Vec<&str> = piece
             .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}' || c == '-'))
@@ -390,6 +392,22 @@ pub fn modifier_pairs(text: &str) -> Vec<[(String, String); 2]> {
         }
     }
     pairs
+}
+
+/// `text` with each identifier written as "it": a token with an
+/// underscore, a slash, or a dot before a letter or digit
+/// (`DEB_BUILD_OPTIONS`, `debian/rules`, `.dsc`, `orig.tar.gz`) names one
+/// thing, and its pieces are no words of a phrase. Like a pronoun it holds
+/// its place, but it is no term and opens no noun phrase: "the `.dsc`
+/// Files field" writes no "dsc files", and "a `DEB_BUILD_OPTIONS` tag" no
+/// "tag asks".
+pub fn without_identifiers(text: &str) -> String {
+    let identifier = |token: &str| {
+        let token = token.trim_end_matches(|c: char| !c.is_alphanumeric());
+        let inner_dot = token.char_indices().any(|(at, c)| c == '.' && token[at + 1..].starts_with(char::is_alphanumeric));
+        token.contains(['_', '/']) || inner_dot
+    };
+    text.split_whitespace().map(|token| if identifier(token) { "it" } else { token }).collect::<Vec<_>>().join(" ")
 }
 
 /// The phrases of English that open an illustration: what follows shows a
@@ -519,6 +537,10 @@ mod tests {
         assert!(pairs("Can I bring dogs?").is_empty());
         assert!(pairs("the desk of the member").is_empty());
         assert_eq!(modifier_pairs("colour page")[0][0].0, stem("colour"));
+        // An identifier is one word of no phrase: its pieces modify nothing, and it opens nothing.
+        assert!(pairs("The .dsc Files field lists them.").is_empty());
+        assert!(pairs("unless a DEB_BUILD_OPTIONS tag asks otherwise in debian/rules files").is_empty());
+        assert_eq!(pairs("an orig.tar.gz for the upstream tarball"), ["upstream tarball"]);
     }
 
     #[test]

@@ -312,8 +312,9 @@ impl Ask {
         let said = text::modifier_pairs(&without_asides(sentence));
         // A noun the question writes alone takes the modifier the passages write
         // before it when the question says that word too ("a *guest*'s … *Wi-Fi*").
-        // (A hyphenated compound is one word: "system-wide" writes no "system".)
-        let asked: Vec<String> = self.text.split_whitespace().flat_map(|w| text::terms(&w.replace('-', ""))).collect();
+        // (A hyphenated compound is one word: "system-wide" writes no "system"; nor does an identifier
+        // write its pieces: "orig.tar.gz" writes no "tar".)
+        let asked: Vec<String> = text::without_identifiers(&self.text).split_whitespace().flat_map(|w| text::terms(&w.replace('-', ""))).collect();
         // (Not the two words the other way round: "my billing month" is not "monthly billing".)
         let reversed = |m: &str, n: &str| self.pairs.iter().any(|[qm, qn]| qm.0 == n && qn.0 == m);
         let modified = |noun: &str| self.pairs.iter().any(|[_, n]| n.0 == noun);
@@ -1045,6 +1046,19 @@ mod tests {
         assert!(own_words(question, both, cited).is_ok(), "it names the visitor permit too");
         let cited = "A monthly membership renews on the 1st. The current membership card is valid until it is renewed.";
         assert!(own_words("When does my membership month start?", "The current membership card is valid until it is renewed on the 1st.", cited).is_ok(), "'membership month' is not 'monthly membership'");
+    }
+
+    /// An identifier names one thing: its pieces ("tar" in "orig.tar.gz")
+    /// are no modifier that names the question's kind of a noun.
+    #[test]
+    fn an_identifier_names_no_kind() {
+        let cited = "A tar file holds the upstream source. The diff may not change the mode of special files.";
+        let answer = "No, the diff may not change the mode of special files.";
+        let shown = own_words("My package uses an orig.tar.gz and a diff. Can the diff change a file's mode?", answer, cited);
+        assert!(shown.is_ok(), "{shown:?}");
+        // Written as a word, the modifier still names the kind.
+        let sibling = own_words("My package ships a tar file and a diff. Can the diff change a file's mode?", answer, cited);
+        assert!(matches!(sibling, Err(Miss::OtherSubject(_))), "{sibling:?}");
     }
 
     /// A name the question asks about need not be named where the sentences
