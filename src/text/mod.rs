@@ -395,17 +395,17 @@ pub fn modifier_pairs(text: &str) -> Vec<[(String, String); 2]> {
 }
 
 /// `text` with each identifier written as "it": a token with an
-/// underscore, a slash, or a dot before a letter or digit
-/// (`DEB_BUILD_OPTIONS`, `debian/rules`, `.dsc`, `orig.tar.gz`) names one
-/// thing, and its pieces are no words of a phrase. Like a pronoun it holds
-/// its place, but it is no term and opens no noun phrase: "the `.dsc`
-/// Files field" writes no "dsc files", and "a `DEB_BUILD_OPTIONS` tag" no
-/// "tag asks".
+/// underscore, a slash, or a dot before a letter or digit in a word with
+/// letters (`DEB_BUILD_OPTIONS`, `debian/rules`, `.dsc`, `orig.tar.gz`;
+/// not a decimal, "$0.10") names one thing, and its pieces are no words of
+/// a phrase. Like a pronoun it holds its place, but it is no term and opens
+/// no noun phrase: "the `.dsc` Files field" writes no "dsc files", and "a
+/// `DEB_BUILD_OPTIONS` tag" no "tag asks".
 pub fn without_identifiers(text: &str) -> String {
     let identifier = |token: &str| {
         let token = token.trim_end_matches(|c: char| !c.is_alphanumeric());
         let inner_dot = token.char_indices().any(|(at, c)| c == '.' && token[at + 1..].starts_with(char::is_alphanumeric));
-        token.contains(['_', '/']) || inner_dot
+        token.contains(['_', '/']) || (inner_dot && token.contains(char::is_alphabetic))
     };
     text.split_whitespace().map(|token| if identifier(token) { "it" } else { token }).collect::<Vec<_>>().join(" ")
 }
@@ -541,6 +541,7 @@ mod tests {
         assert!(pairs("The .dsc Files field lists them.").is_empty());
         assert!(pairs("unless a DEB_BUILD_OPTIONS tag asks otherwise in debian/rules files").is_empty());
         assert_eq!(pairs("an orig.tar.gz for the upstream tarball"), ["upstream tarball"]);
+        assert_eq!(pairs("It costs $0.10 per black-and-white page, 2.5 colour pages."), ["black-and-white page", "colour pages"], "a decimal is a number");
     }
 
     #[test]
