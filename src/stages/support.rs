@@ -456,7 +456,7 @@ fn aligned_clause<'a>(clause: &str, passage: &'a str) -> Option<&'a str> {
     let sharing = sharing_clauses(&wanted, passage);
     let best = sharing
         .iter()
-        .filter(|&&(shared, own, _)| holds_enough(shared, wanted.len()) && 2 * shared >= own)
+        .filter(|&&(shared, own, _)| restates(shared, own, wanted.len()))
         // Of two clauses holding as many of the claim's terms, the one with fewer terms of its own restates it.
         .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(std::cmp::Ordering::Greater))?
         .2;
@@ -472,14 +472,11 @@ fn aligned_clause<'a>(clause: &str, passage: &'a str) -> Option<&'a str> {
     Some(valued.map_or(best, |v| v.2))
 }
 
-/// Every source clause that restates a claim's clause (see
-/// [`aligned_clause`]), with the claim terms it holds and its own count.
-fn aligned_clauses<'a>(clause: &str, passage: &'a str) -> Vec<(usize, usize, &'a str)> {
-    let wanted = content_terms(clause);
-    sharing_clauses(&wanted, passage)
-        .into_iter()
-        .filter(|&(shared, own, _)| holds_enough(shared, wanted.len()) && 2 * shared >= own)
-        .collect()
+/// A source clause holding `shared` of a claim clause's `wanted` terms,
+/// with `own` terms of its own, restates it (see [`aligned_clause`]): it
+/// holds enough of them, and they are half of its own.
+fn restates(shared: usize, own: usize, wanted: usize) -> bool {
+    holds_enough(shared, wanted) && 2 * shared >= own
 }
 
 /// A source clause holding `shared` of a claim clause's `wanted` terms
@@ -864,9 +861,11 @@ fn swapped<'a>(sets: impl IntoIterator<Item = &'a [&'a str]>, in_claim: impl Fn(
 /// the question gives (`given`) is not the source's to state. A bare number
 /// counts only written in digits on both sides.
 fn changed_value(clause: &str, passage: &str, given: &dyn Fn(&text::Quantity) -> bool) -> Option<String> {
-    let aligned = aligned_clauses(clause, passage);
+    let wanted = content_terms(clause);
+    let sharing = sharing_clauses(&wanted, passage);
+    let aligned: Vec<&(usize, usize, &str)> = sharing.iter().filter(|&&(shared, own, _)| restates(shared, own, wanted.len())).collect();
     let most = aligned.iter().map(|a| a.0).max()?;
-    let as_close: Vec<&str> = sharing_clauses(&content_terms(clause), passage).into_iter().filter(|c| c.0 >= most).map(|c| c.2).collect();
+    let as_close: Vec<&str> = sharing.iter().filter(|c| c.0 >= most).map(|c| c.2).collect();
     let stated: Vec<text::Quantity> =
         text::sentences(passage).into_iter().filter(|s| as_close.iter().any(|c| s.contains(c))).flat_map(text::quantities).collect();
     let rivals: Vec<text::Quantity> = aligned.iter().flat_map(|a| text::quantities(a.2)).collect();
