@@ -93,7 +93,7 @@ impl<'q> Written<'q> {
     }
 
     /// Whether one of the texts writes `span`, as it is, as its template filled with the asker's value,
-    /// or as the asker's value joined to a piece a text sets apart.
+    /// as the asker's value joined to a piece a text sets apart, or as a line composed of such words.
     /// A value the question itself writes ("my package foo-doc") is the asker's: given, not claimed.
     pub fn writes(&self, span: &str) -> bool {
         let span = super::squash_whitespace(span);
@@ -101,6 +101,21 @@ impl<'q> Written<'q> {
             || self.forms.iter().any(|w| w.contains(&span))
             || fills_template(&span, &self.given, &self.holes, &self.forms)
             || joins_given(&span, &self.given, &self.pieces)
+            || self.composes(&span)
+    }
+
+    /// A literal of several words, each one the asker's or a word the texts
+    /// set as code, joined by marks of syntax: `Rules-Requires-Root: no`
+    /// where the texts write the field `Rules-Requires-Root` and its value
+    /// `no`, `Source: frob (1.4-2)` from the field `Source` and the asker's
+    /// values. A field line or a command is composed of its words; each word
+    /// must be written as code, not only in prose, so a common word ("use")
+    /// stands in no code it is not written in.
+    fn composes(&self, span: &str) -> bool {
+        let bare = |word: &str| word.trim_matches(|c: char| matches!(c, '(' | ')' | ',' | ':' | ';' | '"' | '\'')).to_string();
+        let coded: Vec<String> = self.pieces.iter().flat_map(|p| p.split_whitespace().map(bare)).collect();
+        let words: Vec<String> = span.split_whitespace().map(bare).collect();
+        words.len() > 1 && words.iter().all(|w| !w.chars().any(char::is_alphanumeric) || piece_of(w, &self.given) || coded.contains(w))
     }
 }
 
@@ -186,6 +201,18 @@ mod tests {
         // A piece that is a word of its own is a value, not a suffix to join.
         let names = Written::new(["Ship it in `foo` or in `bar`."], "Can libfoo go there?");
         assert!(!names.writes("libfoobar"));
+    }
+
+    #[test]
+    fn a_line_composed_of_code_words_is_written() {
+        let manual = ["The field `Rules-Requires-Root` takes `no`, `binary-targets`, or keywords. The `Source` field names the source package."];
+        let written = Written::new(manual, "After a binNMU frob is 1.4-2+b1 and the source 1.4-2.");
+        assert!(written.writes("Rules-Requires-Root: no"));
+        assert!(written.writes("Source: frob (1.4-2)"));
+        // A word the texts write only in prose, or nowhere, composes nothing.
+        assert!(!written.writes("Rules-Requires-Root: keywords"));
+        assert!(!written.writes("Rules-Requires-Root: yes"));
+        assert!(!written.writes("Source: bar (1.4-2)"));
     }
 
     #[test]
