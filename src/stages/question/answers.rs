@@ -133,14 +133,16 @@ impl Ask {
         if polar && !asked.is_empty() && support::polarity(answer).is_none() && !asked.iter().any(|q| meets(q)) {
             return Err(Miss::Quantities(asked.iter().map(|q| q.written.clone()).collect()));
         }
-        // "Yes" or "no" to what? The answer, or the source sentences it rests on, speak of the proposition.
+        // "Yes" or "no" to what? The answer, or the source sentences it rests on, speak of the proposition:
+        // of half its words at least, as a statement of it does, not of one word it shares with another
+        // ("leave my bag in a locker overnight" is not answered by what a desk member leaves overnight).
         let stated = text::terms(&format!("{answer}\n{}", grounds.windows));
         // (A "yes" or "no" speaks of it by itself; the polar check reads it against the source.)
         let particle = support::polarity(answer).is_some();
         // (The host speaks in every passage: naming it says nothing of what is proposed of it.)
         let hosts: Vec<String> = self.hosts.iter().flat_map(|h| text::terms(h)).collect();
         let proposed: Vec<&String> = self.proposition.iter().filter(|t| !hosts.contains(t)).collect();
-        if !particle && !proposed.is_empty() && !proposed.iter().any(|t| stated.contains(t)) {
+        if !particle && 2 * proposed.iter().filter(|t| stated.contains(t)).count() < proposed.len() {
             return Err(Miss::Kind(Kind::YesNo));
         }
         // Without a yes or a no, an answer to "… when the building is closed?" speaks of that case.
@@ -1126,6 +1128,18 @@ mod tests {
         let cited = "A Day Pass includes a hot desk and coffee. Day Pass holders can rent a locker by the week.";
         assert_eq!(own_words(question, "A Day Pass includes a hot desk and coffee.", cited), Err(Miss::Kind(Kind::YesNo)));
         assert!(own_words(question, "Day Pass holders can rent a locker by the week.", cited).is_ok());
+    }
+
+    /// Without a yes or a no, an answer speaks of half the proposition at
+    /// least: one word it shares with another fact is another question's answer.
+    #[test]
+    fn a_polar_answer_without_a_particle_speaks_of_the_proposition() {
+        let question = "Can I leave my gym bag in a free locker overnight?";
+        assert_eq!(ask(question).proposition, ["leav", "gym", "bag"]);
+        let desk = "Dedicated Desk members may leave equipment on their desk overnight.";
+        assert_eq!(own_words(question, desk, desk), Err(Miss::Kind(Kind::YesNo)));
+        let lockers = "Free lockers are emptied every night; gym bags left in them go to lost property.";
+        assert!(own_words(question, "Free lockers are emptied every night, and a gym bag left there goes to lost property.", lockers).is_ok());
     }
 
     /// "When …?" is answered by another event as well as by a date: "after
