@@ -236,7 +236,10 @@ impl Ask {
         }
     }
 
-    /// The question's core: the terms of its names and alternatives, the head
+    /// The question's core: the terms of its names and alternatives that the
+    /// clause that asks writes or points back to (a name only the asker's
+    /// scene writes, "we're a small company in Dublin", is a detail of their
+    /// case, not what is asked), the head
     /// of the asked relation (its predicate; in a yes/no question, the first
     /// word after the auxiliary and its subject pronoun: "can I *bring* …",
     /// "is there *wifi*"), and its negative words ("what happens to items
@@ -246,7 +249,11 @@ impl Ask {
     /// its own; any other unknown word only frames the question (see
     /// [`Focus::framed`]).
     pub fn core_terms(&self) -> Vec<String> {
-        self.name_terms().into_iter().chain(self.head.iter().cloned()).chain(self.joined.iter().cloned()).collect()
+        // A pronoun of the asking clause may stand for a name of the scene ("I'm on Zephyr. What does *it* cost?").
+        let points_back = lower_words(&self.asking).iter().any(|w| super::BACK_REFERENCES.contains(&w.as_str()) || w == "that" || w == "there");
+        let asked = |n: &&String| points_back || names::phrase_in(&self.asking, n);
+        let named: Vec<String> = self.names.iter().chain(&self.options).filter(asked).flat_map(|n| text::terms(n)).collect();
+        named.into_iter().chain(self.head.iter().cloned()).chain(self.joined.iter().cloned()).collect()
     }
 
     /// The terms of the question's names and alternatives: what no reading
@@ -984,6 +991,10 @@ mod tests {
         assert_eq!(core("How many bank accounts can I hook up on the Growth plan?"), text::terms("Growth accounts"));
         assert_eq!(core("Can I use Billwren just to keep track of my budget?"), text::terms("Billwren use"));
         assert_eq!(core("What is charged if I return the projector overdue?"), Vec::<String>::new());
+        // A name of the asker's scene is no core, unless the clause that asks points back to it.
+        assert!(!core("We're a small company in Dublin. Will you add VAT to our bill?").contains(&text::terms("Dublin")[0]));
+        assert!(core("Will a small company in Dublin pay VAT?").contains(&text::terms("Dublin")[0]));
+        assert!(core("I'm on the Zephyr plan. How much does it cost?").contains(&text::terms("Zephyr")[0]));
         assert_eq!(ask("I deleted my account and now I regret it. Is it too late to undo that?").kind, Kind::YesNo);
         let unwritten = |a: Ask| Ask { text: String::new(), asking: String::new(), ..a };
         assert_eq!(unwritten(ask("My friend is visiting, what's the wifi password for them?")), unwritten(ask("My friend is visiting, what is the wifi password for them?")));
