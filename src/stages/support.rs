@@ -390,8 +390,9 @@ fn reachable(target: f64, operands: &[f64], steps: usize) -> bool {
 /// stated by "one person". When the claim writes words after a plain number,
 /// one of them must stand by the same number in the source: within three
 /// words after it ("300 printed pages" meets "300 black-and-white pages"),
-/// or, when the source counts at a rate ("5 per month"), in its clause
-/// before it ("invoices are limited to 5 per month"). Numbers with a unit
+/// or, when the source counts at a rate ("5 per month") or measures a noun
+/// with "of" ("teams of 2 to 6"), in its clause before it ("invoices are
+/// limited to 5 per month", "a two-person team"). Numbers with a unit
 /// (money, time, percent) carry their noun in the unit, and a partitive
 /// ("two of the three") counts members of a set it does not name again.
 fn counts_alike(claim: &str, q: &text::Quantity, passage: &str, s: &text::Quantity) -> bool {
@@ -413,7 +414,8 @@ fn counts_alike(claim: &str, q: &text::Quantity, passage: &str, s: &text::Quanti
                     rest[..rest.find(MARKS).unwrap_or(rest.len())].split_whitespace().take(3).filter(|_| !partitive).flat_map(text::terms).collect();
                 let head = &lower[..at];
                 let before = &head[head.rfind(MARKS).map_or(0, |m| m + 1)..];
-                let counted_at_rate = rate && rest.trim_start().starts_with("per ");
+                // ("Teams of 2 to 6": a number after "of" measures the noun before it, as a rate's count does.)
+                let counted_at_rate = rate && (rest.trim_start().starts_with("per ") || before.trim_end().ends_with(" of"));
                 after.into_iter().chain(before.split_whitespace().filter(|_| counted_at_rate).flat_map(text::terms)).collect()
             })
             .collect()
@@ -1776,6 +1778,10 @@ mod tests {
         assert!(check_in(right, &[], &lending, &context).caps.is_empty());
         let wrong = "A member can borrow at most 2 rooms at once, so pick two of the three.";
         assert!(check_in(wrong, &[], &lending, &context).score <= QUANTITY_CAP, "two rooms are not two tools");
+        // A number after "of" measures the noun before it.
+        let offices = [hit("pricing-03", "Private offices take teams of 2 to 6, for a minimum term of 6 months.")];
+        assert!(check("A two-person team can rent a private office.", &[], &offices).caps.iter().all(|c| !c.contains("not in the source")));
+        assert!(check("A private office has 2 desks.", &[], &offices).score <= QUANTITY_CAP, "two desks are not a team of two");
     }
 
     /// A count the claim shows by listing its items is the claim's own; a
