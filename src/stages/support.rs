@@ -415,8 +415,8 @@ fn counts_alike(claim: &str, q: &text::Quantity, passage: &str, s: &text::Quanti
                 let head = &lower[..at];
                 let before = &head[head.rfind(MARKS).map_or(0, |m| m + 1)..];
                 // ("Teams of 2 to 6": a number after "of" measures the noun before it, as a rate's count does.)
-                let counted_at_rate = rate && (rest.trim_start().starts_with("per ") || before.trim_end().ends_with(" of"));
-                after.into_iter().chain(before.split_whitespace().filter(|_| counted_at_rate).flat_map(text::terms)).collect()
+                let counted_before = rate && (rest.trim_start().starts_with("per ") || before.trim_end().ends_with(" of"));
+                after.into_iter().chain(before.split_whitespace().filter(|_| counted_before).flat_map(text::terms)).collect()
             })
             .collect()
     };

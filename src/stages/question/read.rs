@@ -239,10 +239,9 @@ impl Ask {
     /// The question's core: the terms of its names and alternatives that the
     /// clause that asks writes or points back to (a name only the asker's
     /// scene writes, "we're a small company in Dublin", is a detail of their
-    /// case, not what is asked), the head
-    /// of the asked relation (its predicate; in a yes/no question, the first
-    /// word after the auxiliary and its subject pronoun: "can I *bring* …",
-    /// "is there *wifi*"), and its negative words ("what happens to items
+    /// case, not what is asked), the head of the asked relation (its
+    /// predicate; in a yes/no question, the first word after the auxiliary
+    /// and its subject pronoun: "can I *bring* …", "is there *wifi*"), and its negative words ("what happens to items
     /// *nobody* claims": they carry its sense). A question that asks for no
     /// kind of fact ("what happens to my stuff …") is all core: its words are
     /// all it asks. A word of the core that the corpus never uses refuses on
